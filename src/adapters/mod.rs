@@ -1,0 +1,1 @@
+//! `adapters` — placeholder; filled by its issue.

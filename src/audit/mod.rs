@@ -1,0 +1,1 @@
+//! `audit` — placeholder; filled by its issue.

@@ -1,0 +1,1 @@
+//! `auth` — placeholder; filled by its issue.

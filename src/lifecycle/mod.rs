@@ -1,0 +1,1 @@
+//! `lifecycle` — placeholder; filled by its issue.

@@ -1,0 +1,1 @@
+//! `negotiate` — placeholder; filled by its issue.

@@ -1,0 +1,1 @@
+//! `provenance` — placeholder; filled by its issue.
