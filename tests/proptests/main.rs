@@ -1,0 +1,7 @@
+//! Property tests, one module per area. Run with `cargo test --test proptests`.
+
+mod auth;
+mod edit;
+mod negotiate;
+mod session;
+mod wire;
