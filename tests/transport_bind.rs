@@ -40,7 +40,11 @@ fn bound_socket_is_0600_and_created_directories_are_0700() {
     let bound = bind_secure(&path).unwrap();
     assert_eq!(bound.path(), path);
     assert_eq!(mode(&path), 0o600, "socket mode");
-    assert_eq!(mode(&tmp.path().join("aa/run")), 0o700, "created socket dir");
+    assert_eq!(
+        mode(&tmp.path().join("aa/run")),
+        0o700,
+        "created socket dir"
+    );
     assert_eq!(mode(&tmp.path().join("aa")), 0o700, "created ancestor");
     // It is a working listener.
     let _client = UnixStream::connect(&path).unwrap();
@@ -71,8 +75,15 @@ fn existing_0755_directory_is_refused_and_not_chmodded() {
         "{err:?}"
     );
     let msg = err.to_string();
-    assert!(msg.contains(dir.to_str().unwrap()) && msg.contains("0700"), "{msg}");
-    assert_eq!(mode(&dir), 0o755, "a directory we did not create is never chmodded");
+    assert!(
+        msg.contains(dir.to_str().unwrap()) && msg.contains("0700"),
+        "{msg}"
+    );
+    assert_eq!(
+        mode(&dir),
+        0o755,
+        "a directory we did not create is never chmodded"
+    );
     assert!(!dir.join("devint.sock").exists());
 }
 
@@ -191,7 +202,10 @@ fn non_socket_file_at_the_path_is_refused_and_kept() {
     let path = private_dir(tmp.path(), "run").join("devint.sock");
     fs::write(&path, b"not a socket").unwrap();
     let err = bind_secure(&path).unwrap_err();
-    assert!(matches!(&err, BindError::NotASocket(p) if *p == path), "{err:?}");
+    assert!(
+        matches!(&err, BindError::NotASocket(p) if *p == path),
+        "{err:?}"
+    );
     assert_eq!(fs::read(&path).unwrap(), b"not a socket");
 }
 
@@ -227,7 +241,11 @@ fn shutdown_leaves_a_socket_that_replaced_ours_alone() {
     let other_ino = inode(&path);
 
     assert_eq!(guard.close().unwrap(), Removal::NotOurs);
-    assert_eq!(inode(&path), other_ino, "the replacement survives our shutdown");
+    assert_eq!(
+        inode(&path),
+        other_ino,
+        "the replacement survives our shutdown"
+    );
     let _client = UnixStream::connect(&path).unwrap();
     other.accept().unwrap();
 }
@@ -252,9 +270,15 @@ fn path_longer_than_sun_path_is_a_clear_error() {
     let name = format!("devint-{}.sock", "x".repeat(120));
     let path = tmp.path().join(name);
     let err = bind_secure(&path).unwrap_err();
-    assert!(matches!(err, BindError::PathTooLong { max: 107, .. }), "{err:?}");
+    assert!(
+        matches!(err, BindError::PathTooLong { max: 107, .. }),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("at most 107 bytes"), "{err}");
-    assert!(fs::read_dir(tmp.path()).unwrap().next().is_none(), "nothing created");
+    assert!(
+        fs::read_dir(tmp.path()).unwrap().next().is_none(),
+        "nothing created"
+    );
 }
 
 #[test]
@@ -269,7 +293,10 @@ fn a_file_in_place_of_a_directory_is_refused() {
     let file = tmp.path().join("run");
     fs::write(&file, b"").unwrap();
     let err = bind_secure(&file.join("devint.sock")).unwrap_err();
-    assert!(matches!(&err, BindError::NotADirectory(p) if *p == file), "{err:?}");
+    assert!(
+        matches!(&err, BindError::NotADirectory(p) if *p == file),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]

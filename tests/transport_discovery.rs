@@ -25,7 +25,11 @@ fn a_socket_at_the_override_is_present() {
     let tmp = short_tempdir();
     let path = tmp.path().join("devint.sock");
     let _l = UnixListener::bind(&path).unwrap();
-    let found = discover(Some(path.to_str().unwrap()), Some(Path::new("/nonexistent"))).unwrap();
+    let found = discover(
+        Some(path.to_str().unwrap()),
+        Some(Path::new("/nonexistent")),
+    )
+    .unwrap();
     assert_eq!(found, SocketDiscovery::Present(path));
 }
 

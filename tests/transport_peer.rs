@@ -50,10 +50,17 @@ s.recv(1)
 #[test]
 fn connection_from_another_uid_is_rejected() {
     if !rustix::process::geteuid().is_root() {
-        eprintln!("SKIP connection_from_another_uid_is_rejected: needs root to run a peer as uid 65534");
+        eprintln!(
+            "SKIP connection_from_another_uid_is_rejected: needs root to run a peer as uid 65534"
+        );
         return;
     }
-    if Command::new("python3").arg("-c").arg("pass").status().is_err() {
+    if Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .status()
+        .is_err()
+    {
         eprintln!("SKIP connection_from_another_uid_is_rejected: python3 is not installed");
         return;
     }
@@ -78,12 +85,22 @@ fn connection_from_another_uid_is_rejected() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert_eq!(line.trim(), "connected", "the uid-65534 client could not connect");
+    assert_eq!(
+        line.trim(),
+        "connected",
+        "the uid-65534 client could not connect"
+    );
 
     let (server_side, _) = listener.accept().unwrap();
     let rejected = verify_peer_fd(&server_side).unwrap_err();
     assert!(
-        matches!(rejected, PeerRejected::OtherUid { peer: 65534, ours: 0 }),
+        matches!(
+            rejected,
+            PeerRejected::OtherUid {
+                peer: 65534,
+                ours: 0
+            }
+        ),
         "{rejected:?}"
     );
 
@@ -97,7 +114,13 @@ fn connection_from_another_uid_is_rejected() {
         let stream = tokio::net::UnixStream::from_std(server_side).unwrap();
         let rejected = verify_peer(&stream).unwrap_err();
         assert!(
-            matches!(rejected, PeerRejected::OtherUid { peer: 65534, ours: 0 }),
+            matches!(
+                rejected,
+                PeerRejected::OtherUid {
+                    peer: 65534,
+                    ours: 0
+                }
+            ),
             "{rejected:?}"
         );
     });

@@ -7,7 +7,8 @@
 //! shell that forgets the check does not compile.
 //!
 //! This module must never mint a [`PeerVerified`] from anything but the kernel's answer,
-//! except through [`PeerVerified::for_tests`], which exists only in test builds.
+//! except through `PeerVerified::for_tests`, which exists only under `cfg(test)` or the
+//! `test-support` feature.
 
 use std::io;
 
