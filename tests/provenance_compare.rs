@@ -260,3 +260,23 @@ fn refusal_for_a_different_build_names_the_fields() {
     let msg = s.permits(false).unwrap_err().to_string();
     assert!(msg.contains("build_sha mismatched"), "{msg}");
 }
+
+#[test]
+fn privileged_verbs_are_exactly_apply_verify_repair_remove() {
+    use devint::provenance::is_privileged;
+    use devint::verbs::Verb;
+    let privileged: Vec<Verb> = Verb::ALL
+        .into_iter()
+        .filter(|v| is_privileged(*v))
+        .collect();
+    assert_eq!(
+        privileged,
+        vec![Verb::Apply, Verb::Verify, Verb::Repair, Verb::Remove]
+    );
+    let s = Standing::Unverifiable(UnverifiableBecause::NoProvenance);
+    assert_eq!(
+        s.permits_verb(Verb::Status),
+        Ok(Permit::ProceedReportingUnverifiable)
+    );
+    assert_eq!(s.permits_verb(Verb::Verify).unwrap_err().exit_code(), 11);
+}

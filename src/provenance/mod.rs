@@ -19,6 +19,6 @@ pub use identity::{BuildIdSource, BuildIdentity};
 pub use runtime::RuntimeProvenance;
 pub use scan::{is_runtime_socket_name, scan_runtimes};
 pub use standing::{
-    Permit, RefutedBecause, Standing, StandingRefusal, UnverifiableBecause, EXIT_REFUTED,
-    EXIT_UNVERIFIABLE,
+    is_privileged, Permit, RefutedBecause, Standing, StandingRefusal, UnverifiableBecause,
+    EXIT_REFUTED, EXIT_UNVERIFIABLE,
 };

@@ -3,6 +3,7 @@
 
 use super::compare::{compare, FieldReport, Verdict};
 use super::identity::BuildIdentity;
+use crate::verbs::Verb;
 use crate::wire::pb;
 
 /// Why a standing is unverifiable: an absence of evidence, not a finding.
@@ -131,6 +132,11 @@ impl Standing {
         }
     }
 
+    /// [`Standing::permits`] for the command that sends `verb`.
+    pub fn permits_verb(&self, verb: Verb) -> Result<Permit, StandingRefusal> {
+        self.permits(is_privileged(verb))
+    }
+
     /// Whether a command may run (spec §8 table). `privileged` is true for apply, verify,
     /// repair and remove.
     ///
@@ -145,6 +151,17 @@ impl Standing {
             (Standing::Unverifiable(_), false) => Ok(Permit::ProceedReportingUnverifiable),
             (Standing::Unverifiable(why), true) => Err(StandingRefusal::Unverifiable(*why)),
             (Standing::Refuted(why), _) => Err(StandingRefusal::Refuted(*why)),
+        }
+    }
+}
+
+/// Whether a verb is a privileged command for the standing table (spec §8: apply, verify,
+/// repair, remove). Written without a wildcard arm so a new verb must be classified.
+pub const fn is_privileged(verb: Verb) -> bool {
+    match verb {
+        Verb::Apply | Verb::Verify | Verb::Repair | Verb::Remove => true,
+        Verb::ListTools | Verb::Plan | Verb::Status | Verb::ScopedEvents | Verb::ApprovalRelay => {
+            false
         }
     }
 }

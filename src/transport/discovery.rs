@@ -79,6 +79,11 @@ impl SocketDiscovery {
         }
     }
 
+    /// [`discover`] with `AA_DEVINT_SOCKET` and `HOME` read from this process's environment.
+    pub fn from_env() -> Result<SocketDiscovery, DiscoveryError> {
+        discover_from_env()
+    }
+
     /// The path, present or not.
     pub fn path(&self) -> &Path {
         match self {
