@@ -177,6 +177,15 @@ fn live_socket_is_not_stolen() {
     assert!(msg.contains(path.to_str().unwrap()), "{msg}");
 
     assert_eq!(inode(&path), ino, "the live socket's file is untouched");
+    let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names,
+        vec![std::ffi::OsString::from("devint.sock")],
+        "no staging left"
+    );
     // The probe's connection is queued on the first listener; a new client still reaches it.
     let _client = UnixStream::connect(&path).unwrap();
     first.listener().accept().unwrap();

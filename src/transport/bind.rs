@@ -272,8 +272,6 @@ pub fn bind_secure(path: &Path) -> Result<BoundSocket, BindError> {
     let target = dir.join(&name);
     check_length(path, &target)?;
 
-    check_existing(&target)?;
-
     let (listener, dev, ino) = bind_staged(&dir, &target)?;
     Ok(BoundSocket {
         listener,
@@ -426,11 +424,20 @@ fn check_directory(dir: &Path, ours: u32) -> Result<(), BindError> {
     Ok(())
 }
 
+/// What is at the target before the socket is moved there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Occupant {
+    /// Nothing: the rename must not replace anything that appears meanwhile.
+    Nothing,
+    /// A dead socket: the rename replaces it.
+    DeadSocket,
+}
+
 /// What is already at the target: nothing and a dead socket are fine; a live runtime, a
 /// non-socket or an unprobeable socket refuse the bind.
-fn check_existing(target: &Path) -> Result<(), BindError> {
+fn check_existing(target: &Path) -> Result<Occupant, BindError> {
     match fs::symlink_metadata(target) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Occupant::Nothing),
         Err(e) => Err(io_err("cannot examine", target)(e)),
         Ok(meta) if !meta.file_type().is_socket() => {
             Err(BindError::NotASocket(target.to_path_buf()))
@@ -441,7 +448,8 @@ fn check_existing(target: &Path) -> Result<(), BindError> {
                 path: target.to_path_buf(),
                 pid,
             }),
-            SocketProbe::Dead | SocketProbe::Missing => Ok(()),
+            SocketProbe::Dead => Ok(Occupant::DeadSocket),
+            SocketProbe::Missing => Ok(Occupant::Nothing),
             SocketProbe::Unreachable(source) => Err(BindError::ProbeFailed {
                 path: target.to_path_buf(),
                 source,
@@ -462,14 +470,52 @@ fn bind_staged(dir: &Path, target: &Path) -> Result<(UnixListener, u64, u64), Bi
         fs::set_permissions(&staged, fs::Permissions::from_mode(SOCKET_MODE))
             .map_err(io_err("cannot set mode 0600 on", &staged))?;
         let meta = fs::symlink_metadata(&staged).map_err(io_err("cannot examine", &staged))?;
-        // Atomic within one directory tree on one filesystem; replaces a dead socket.
-        fs::rename(&staged, target)
-            .map_err(io_err("cannot move the socket into place at", target))?;
+        move_into_place(&staged, target)?;
         Ok((listener, meta.dev(), meta.ino()))
     })();
     let _ = fs::remove_file(staging.join(STAGED_NAME));
     let _ = fs::remove_dir(&staging);
     result
+}
+
+/// Rename the staged socket onto `target`: atomic, on one filesystem. Where nothing was
+/// there, the rename refuses to replace a file that appeared meanwhile (another runtime
+/// starting at the same moment), and the newcomer is probed like any existing socket.
+fn move_into_place(staged: &Path, target: &Path) -> Result<(), BindError> {
+    for _ in 0..4 {
+        match check_existing(target)? {
+            Occupant::DeadSocket => {
+                // spec §1: only a dead socket is replaced.
+                return fs::rename(staged, target)
+                    .map_err(io_err("cannot move the socket into place at", target));
+            }
+            Occupant::Nothing => match rename_no_replace(staged, target) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io_err("cannot move the socket into place at", target)(e)),
+            },
+        }
+    }
+    Err(io_err("cannot move the socket into place at", target)(
+        io::Error::other("the path kept changing while we bound; try again"),
+    ))
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        // A filesystem without RENAME_NOREPLACE: fall back to a plain rename (the target was
+        // empty a moment ago, and the directory is ours and 0700).
+        Err(rustix::io::Errno::INVAL) | Err(rustix::io::Errno::NOSYS) => fs::rename(from, to),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
+    fs::rename(from, to)
 }
 
 fn create_staging_dir(dir: &Path) -> Result<PathBuf, BindError> {
