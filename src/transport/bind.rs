@@ -40,9 +40,10 @@ const STAGED_NAME: &str = "s";
 pub enum BindError {
     /// The socket path does not fit `sun_path`.
     #[error(
-        "socket path {path} is {len} bytes; a Unix socket path must be at most {max} bytes \
-         (including {headroom} bytes of staging headroom): choose a shorter AA_DEVINT_SOCKET \
-         or HOME"
+        "socket path {path} is {len} bytes; a Unix socket path must be at most {max} bytes and \
+         its directory at most {} bytes (the bind stages the socket in a subdirectory): choose \
+         a shorter AA_DEVINT_SOCKET or HOME",
+        .max - .headroom
     )]
     PathTooLong {
         /// The offending path.
