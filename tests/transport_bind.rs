@@ -39,6 +39,8 @@ fn bound_socket_is_0600_and_created_directories_are_0700() {
     let path = tmp.path().join("aa/run/devint.sock");
     let bound = bind_secure(&path).unwrap();
     assert_eq!(bound.path(), path);
+    let meta = fs::symlink_metadata(&path).unwrap();
+    assert_eq!(bound.identity(), (meta.dev(), meta.ino()));
     assert_eq!(mode(&path), 0o600, "socket mode");
     assert_eq!(
         mode(&tmp.path().join("aa/run")),

@@ -233,6 +233,11 @@ impl BoundSocket {
         self.guard.path()
     }
 
+    /// The `(device, inode)` of the socket we bound.
+    pub fn identity(&self) -> (u64, u64) {
+        self.guard.identity()
+    }
+
     /// Split into the std listener and the guard; the guard still removes the path when it
     /// is closed or dropped, so keep it alive as long as the listener serves.
     pub fn into_parts(self) -> (UnixListener, SocketGuard) {
