@@ -24,7 +24,7 @@ mod book_file;
 mod grant;
 mod ids;
 mod live;
-mod private_fs;
+pub(crate) mod private_fs;
 mod scope;
 mod secret;
 mod shared;
