@@ -14,9 +14,14 @@ pub const TOOL_REF_MAX: usize = 64;
 /// What an invalid tool id is recorded as. Not kebab-case, so never a real tool id.
 pub const INVALID_TOOL_MARKER: &str = "!invalid";
 
+/// Hex digits (dashes aside) from which a tool id counts as secret-shaped.
+pub const TOOL_REF_MAX_HEX_RUN: usize = 16;
+
 /// A tool id as a client sent it: recorded only if it is kebab-case (`[a-z0-9]` runs joined
-/// by single `-`) and at most 64 characters; anything else is [`ToolRef::Invalid`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// by single `-`), at most 64 characters, and not secret-shaped (made only of hex digits and
+/// dashes with 16 or more digits, as a token pasted into the wrong field would be); anything
+/// else is [`ToolRef::Invalid`].
+#[derive(Clone, PartialEq, Eq)]
 pub enum ToolRef {
     /// A well-formed tool id (not necessarily one an adapter knows).
     Id(String),
@@ -35,7 +40,10 @@ impl ToolRef {
                         .bytes()
                         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
             });
-        if kebab {
+        let hex_digits = text.bytes().filter(|b| b.is_ascii_hexdigit()).count();
+        let secret_shaped = hex_digits >= TOOL_REF_MAX_HEX_RUN
+            && text.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+        if kebab && !secret_shaped {
             ToolRef::Id(text.to_owned())
         } else {
             ToolRef::Invalid
@@ -53,6 +61,12 @@ impl ToolRef {
             ToolRef::Id(s) => s,
             ToolRef::Invalid => INVALID_TOOL_MARKER,
         }
+    }
+}
+
+impl std::fmt::Debug for ToolRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ToolRef({:?})", self.as_str())
     }
 }
 

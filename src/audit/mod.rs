@@ -17,6 +17,7 @@ mod sink;
 pub use event::{
     AuditEvent, AuditKind, AuditOutcome, AuthFailureReason, ConnectionLimit, FrameRefusal,
     MutationOutcome, MutationVerb, NegotiationFailure, ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX,
+    TOOL_REF_MAX_HEX_RUN,
 };
 pub use json_lines::{verify, ChainHead, JsonLinesAuditLog, VerifyError};
 pub use sink::{AuditError, AuditSink, FanoutSink, MemoryAuditSink, TracingAuditSink};

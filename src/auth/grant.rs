@@ -13,7 +13,6 @@ use crate::wire::pb::DenyCode;
 ///
 /// Only [`super::EnrolmentBook::resolve`] constructs one; the session layer turns it into
 /// the authorization its `Connection<Authorized>` state requires.
-#[derive(Debug)]
 pub struct Grant {
     token_id: TokenId,
     client_name: ClientName,
@@ -23,6 +22,19 @@ pub struct Grant {
 }
 
 static_assertions::assert_not_impl_any!(Grant: Clone, serde::Serialize);
+
+impl std::fmt::Debug for Grant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The tool id is client-supplied: shown only through the audit's bounded form.
+        f.debug_struct("Grant")
+            .field("token_id", &self.token_id)
+            .field("client_name", &self.client_name)
+            .field("scope", &self.scope)
+            .field("verb", &self.verb)
+            .field("tool", &crate::audit::ToolRef::from_request(&self.tool))
+            .finish()
+    }
+}
 
 impl Grant {
     pub(crate) fn new(record: &EnrolmentRecord, verb: Verb, tool: &str) -> Grant {
