@@ -3,9 +3,33 @@
 //!
 //! This module owns bytes ↔ typed frames and nothing else: it makes no protocol decision,
 //! reads no clock and does no IO. Every frame is `[tag][LEB128 length][protobuf payload]`.
+//!
+//! - [`ClientFrame`] / [`ServerFrame`]: one typed frame enum per direction; the tag tables
+//!   are [`ClientTag`] and [`ServerTag`] (tags overlap; the direction decides).
+//! - [`encode`] / [`encode_into`]: a frame → one contiguous buffer for a single write;
+//!   a payload over [`MAX_PAYLOAD`] is refused with [`EncodeError`].
+//! - [`Decoder`]: incremental, one per direction (`Decoder<ClientToServer>` yields
+//!   [`ClientFrame`], `Decoder<ServerToClient>` yields [`ServerFrame`]), refusing hostile
+//!   framing with a typed [`FrameError`]. Its driver contract is in the [`decode`] module.
+//! - [`fuzz_harness`]: the invariant checks the fuzz targets and `cargo test` replay run.
 
 /// Types generated from `proto/devint.proto` by `prost` (compiled in `build.rs` by `protox`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/assembly.devint.v1.rs"));
 }
+
+pub mod decode;
+mod encode;
+mod frame;
+pub mod fuzz_harness;
+mod length;
+#[cfg(test)]
+mod vectors;
+
+pub use decode::{Decoder, FrameError, FrameErrorKind};
+pub use encode::{encode, encode_into, encoded_len, EncodeError};
+pub use frame::{
+    ClientFrame, ClientTag, ClientToServer, Direction, Frame, FrameDirection, ServerFrame,
+    ServerTag, ServerToClient, MAX_PAYLOAD,
+};

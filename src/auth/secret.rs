@@ -1,0 +1,171 @@
+//! [`TokenSecret`] (the capability token's 32 secret bytes) and [`TokenDigest`] (what the
+//! server keeps instead).
+
+use rand::TryRngCore;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+/// Length of the secret in bytes (spec §7: 32 bytes from the OS CSPRNG).
+pub const SECRET_LEN: usize = 32;
+/// Length of the secret's text form (spec §6: 64 lowercase hex characters).
+pub const SECRET_HEX_LEN: usize = 2 * SECRET_LEN;
+
+/// A capability token's secret: 32 bytes from the OS CSPRNG.
+///
+/// It zeroizes on drop and is deliberately not `Debug`, `Display`, `Clone` or
+/// serialisable (pinned below); the only way to read it is
+/// [`TokenSecret::expose_secret_hex`], which is meant to be easy to grep for.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct TokenSecret([u8; SECRET_LEN]);
+
+static_assertions::assert_not_impl_any!(
+    TokenSecret: std::fmt::Debug,
+    std::fmt::Display,
+    Clone,
+    Copy,
+    serde::Serialize,
+    PartialEq
+);
+
+/// The text was not exactly 64 lowercase hex characters. Deliberately carries nothing of
+/// the text (spec §6: never echo the token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the capability token is not 64 lowercase hex characters; copy it again from `devint enrol`"
+)]
+pub struct MalformedToken;
+
+/// The operating system's random number generator failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the operating system's random number generator failed ({0}); retry, and check the system's entropy source")]
+pub struct EntropyError(pub(crate) String);
+
+/// Fill `buf` from the OS CSPRNG.
+pub(crate) fn os_random(buf: &mut [u8]) -> Result<(), EntropyError> {
+    rand::rngs::OsRng
+        .try_fill_bytes(buf)
+        .map_err(|e| EntropyError(e.to_string()))
+}
+
+impl TokenSecret {
+    /// A fresh secret from the OS CSPRNG (spec §7: no derivation from anything else).
+    pub fn generate() -> Result<TokenSecret, EntropyError> {
+        let mut secret = TokenSecret([0; SECRET_LEN]);
+        os_random(&mut secret.0)?;
+        Ok(secret)
+    }
+
+    /// Wrap bytes the caller generated (tests and models that must know the secret before
+    /// handing it to the book). Production code uses [`TokenSecret::generate`].
+    pub fn from_bytes(bytes: [u8; SECRET_LEN]) -> TokenSecret {
+        TokenSecret(bytes)
+    }
+
+    /// Parse the text form. Exactly 64 characters from `0-9a-f`; uppercase, whitespace or
+    /// any other length is [`MalformedToken`] (spec §6).
+    pub fn parse(text: &str) -> Result<TokenSecret, MalformedToken> {
+        let bytes = text.as_bytes();
+        // spec §6: the token MUST be 64 lowercase hex characters.
+        if bytes.len() != SECRET_HEX_LEN
+            || !bytes
+                .iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+        {
+            return Err(MalformedToken);
+        }
+        let mut secret = TokenSecret([0; SECRET_LEN]);
+        hex::decode_to_slice(bytes, &mut secret.0).map_err(|_| MalformedToken)?;
+        Ok(secret)
+    }
+
+    /// **Reveals the secret** as 64 lowercase hex characters, in a buffer that zeroizes on
+    /// drop. Call it only to show the token once to the user or to write the client's token
+    /// file.
+    pub fn expose_secret_hex(&self) -> Zeroizing<String> {
+        Zeroizing::new(hex::encode(self.0))
+    }
+
+    /// The digest the server stores and compares (SHA-256 of the 32 bytes).
+    pub fn digest(&self) -> TokenDigest {
+        TokenDigest(Sha256::digest(self.0).into())
+    }
+}
+
+/// SHA-256 of a token's secret bytes: what the enrolment book stores instead of the secret
+/// (spec §7). Equality is constant-time, so every comparison of digests — including the
+/// ones a hash map makes while probing — takes the same time whatever the contents.
+#[derive(Clone, Copy)]
+pub struct TokenDigest([u8; 32]);
+
+impl TokenDigest {
+    /// Lowercase hex, for the book file.
+    pub(crate) fn to_hex(self) -> String {
+        hex::encode(self.0)
+    }
+
+    /// Parse the book file's hex form.
+    pub(crate) fn from_hex(text: &str) -> Option<TokenDigest> {
+        let mut out = [0; 32];
+        if text.len() != 64 || text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return None;
+        }
+        hex::decode_to_slice(text, &mut out).ok()?;
+        Some(TokenDigest(out))
+    }
+}
+
+impl PartialEq for TokenDigest {
+    fn eq(&self, other: &Self) -> bool {
+        // spec §7: constant-time comparison of fixed-size digests.
+        self.0.ct_eq(&other.0).into()
+    }
+}
+
+impl Eq for TokenDigest {}
+
+impl std::hash::Hash for TokenDigest {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl std::fmt::Debug for TokenDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenDigest(..)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_secrets_round_trip_through_their_text_form() {
+        let s = TokenSecret::generate().unwrap();
+        let hex = s.expose_secret_hex();
+        assert_eq!(hex.len(), 64);
+        let back = TokenSecret::parse(&hex).unwrap();
+        assert!(s.digest() == back.digest());
+    }
+
+    #[test]
+    fn uppercase_hex_is_malformed() {
+        let s = TokenSecret::from_bytes([0xab; 32]);
+        let upper = s.expose_secret_hex().to_uppercase();
+        assert_eq!(TokenSecret::parse(&upper).err(), Some(MalformedToken));
+    }
+
+    #[test]
+    fn two_generated_secrets_differ() {
+        let a = TokenSecret::generate().unwrap();
+        let b = TokenSecret::generate().unwrap();
+        assert!(a.digest() != b.digest());
+    }
+
+    #[test]
+    fn digest_debug_shows_nothing() {
+        let d = TokenSecret::from_bytes([7; 32]).digest();
+        assert_eq!(format!("{d:?}"), "TokenDigest(..)");
+    }
+}

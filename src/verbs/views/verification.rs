@@ -1,0 +1,56 @@
+//! `VerificationView`: fresh evidence gathered by `verify`.
+
+use super::status::{policy_from_wire, policy_to_wire};
+use super::{
+    ids_from_wire, opt_text_from_wire, opt_text_to_wire, strs_to_wire, views_from_wire,
+    EvidenceView, MechanismName, PolicyView, ViewError,
+};
+use crate::verbs::{Sentence, VerificationOutcome};
+use crate::wire::pb;
+
+/// The result of a verification.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerificationView {
+    /// When it ran (unix seconds).
+    pub verified_at_unix_secs: u64,
+    /// The outcome.
+    pub outcome: VerificationOutcome,
+    /// Mechanisms whose evidence is missing.
+    pub missing: Vec<MechanismName>,
+    /// Why the outcome is what it is.
+    pub reason: Option<Sentence>,
+    /// The evidence gathered.
+    pub evidence: Vec<EvidenceView>,
+    /// The policy state (on the wire only at DI-API ≥ [`POLICY_SINCE`](super::POLICY_SINCE)).
+    pub policy: Option<PolicyView>,
+}
+
+impl VerificationView {
+    /// To the wire; `policy` only at DI-API ≥ [`POLICY_SINCE`](super::POLICY_SINCE).
+    pub fn to_wire(&self, version: u32) -> pb::VerificationView {
+        pb::VerificationView {
+            verified_at_unix_secs: self.verified_at_unix_secs,
+            outcome: self.outcome.token().to_owned(),
+            missing: strs_to_wire(&self.missing),
+            reason: opt_text_to_wire(&self.reason),
+            evidence: self.evidence.iter().map(|e| e.to_wire(version)).collect(),
+            // spec §5: v3 added `VerificationView.policy`; we gate it too.
+            policy: policy_to_wire(&self.policy, version),
+        }
+    }
+
+    /// From the wire; a `policy` below [`POLICY_SINCE`](super::POLICY_SINCE) is ignored.
+    pub fn from_wire(
+        w: &pb::VerificationView,
+        version: u32,
+    ) -> Result<VerificationView, ViewError> {
+        Ok(VerificationView {
+            verified_at_unix_secs: w.verified_at_unix_secs,
+            outcome: VerificationOutcome::parse_as(&w.outcome, "verification.outcome")?,
+            missing: ids_from_wire(&w.missing, "verification.missing", MechanismName::parse)?,
+            reason: opt_text_from_wire(&w.reason),
+            evidence: views_from_wire(&w.evidence, version, EvidenceView::from_wire)?,
+            policy: policy_from_wire(&w.policy, version)?,
+        })
+    }
+}
