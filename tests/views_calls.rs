@@ -291,3 +291,27 @@ fn scoped_events_without_args_means_defaults() {
         })
     );
 }
+
+#[test]
+fn requested_tool_is_none_only_for_list_tools() {
+    for call in sample_calls() {
+        let req = call.to_request(1, TOKEN);
+        assert_eq!(
+            VerbCall::requested_tool(call.verb(), &req)
+                .unwrap()
+                .as_ref(),
+            call.tool()
+        );
+    }
+    let req = pb::Request {
+        verb: pb::Verb::Status as i32,
+        tool_id: "NOT A TOOL".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        VerbCall::requested_tool(Verb::Status, &req)
+            .unwrap_err()
+            .deny_code(),
+        pb::DenyCode::UnknownTool
+    );
+}
