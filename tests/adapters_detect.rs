@@ -20,12 +20,18 @@ struct Sandbox {
 
 impl Sandbox {
     fn new() -> Self {
-        let root = tempfile::Builder::new().tempdir_in("/tmp").expect("tempdir");
+        let root = tempfile::Builder::new()
+            .tempdir_in("/tmp")
+            .expect("tempdir");
         let home = root.path().join("home");
         let bin = root.path().join("bin");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&bin).unwrap();
-        Sandbox { _root: root, home, bin }
+        Sandbox {
+            _root: root,
+            home,
+            bin,
+        }
     }
 
     fn fake(&self, name: &str, body: &str) {
@@ -68,8 +74,11 @@ fn absent_binary_is_not_detected() {
 fn a_binary_without_the_execute_bit_is_not_detected() {
     let sb = Sandbox::new();
     std::fs::write(sb.bin.join("claude"), "#!/bin/sh\necho 1.0.0\n").unwrap();
-    std::fs::set_permissions(sb.bin.join("claude"), std::fs::Permissions::from_mode(0o644))
-        .unwrap();
+    std::fs::set_permissions(
+        sb.bin.join("claude"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
     assert!(!detect(claude(), &sb.path_env(), &sb.home).present);
 }
 
@@ -120,7 +129,12 @@ fn hanging_binary_times_out_as_unknown() {
     let sb = Sandbox::new();
     // The child sleeps in a subprocess that holds the pipe: the whole group must die.
     sb.fake("claude", "sleep 30; echo 1.0.0");
-    let d = detect_with_timeout(claude(), &sb.path_env(), &sb.home, Duration::from_millis(300));
+    let d = detect_with_timeout(
+        claude(),
+        &sb.path_env(),
+        &sb.home,
+        Duration::from_millis(300),
+    );
     assert!(d.present);
     assert_eq!(d.version, None);
     assert_eq!(d.compatibility, Compatibility::Unknown);
@@ -131,7 +145,10 @@ fn version_command_sees_only_the_given_path_and_home() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
     // Prints 9.9.9 only if an unexpected variable leaked into its environment.
-    sb.fake("claude", "if [ -n \"$CARGO\" ]; then echo 9.9.9; else echo \"1.1.1 $HOME\"; fi");
+    sb.fake(
+        "claude",
+        "if [ -n \"$CARGO\" ]; then echo 9.9.9; else echo \"1.1.1 $HOME\"; fi",
+    );
     let d = detect(claude(), &sb.path_env(), &sb.home);
     assert_eq!(d.version, Some(semver::Version::new(1, 1, 1)));
 }
@@ -165,10 +182,22 @@ fn old_editor_extension_is_incompatible() {
 
 #[test]
 fn version_parsing_takes_the_first_full_triple() {
-    assert_eq!(parse_version("Zed 0.210.4 abc"), Some(semver::Version::new(0, 210, 4)));
-    assert_eq!(parse_version("v1.2 then 3.4.5"), Some(semver::Version::new(3, 4, 5)));
-    assert_eq!(parse_version("1.7.3\ncommit 1.2.3"), Some(semver::Version::new(1, 7, 3)));
-    assert_eq!(parse_version("aider 0.86.1-dev"), Some(semver::Version::new(0, 86, 1)));
+    assert_eq!(
+        parse_version("Zed 0.210.4 abc"),
+        Some(semver::Version::new(0, 210, 4))
+    );
+    assert_eq!(
+        parse_version("v1.2 then 3.4.5"),
+        Some(semver::Version::new(3, 4, 5))
+    );
+    assert_eq!(
+        parse_version("1.7.3\ncommit 1.2.3"),
+        Some(semver::Version::new(1, 7, 3))
+    );
+    assert_eq!(
+        parse_version("aider 0.86.1-dev"),
+        Some(semver::Version::new(0, 86, 1))
+    );
     assert_eq!(parse_version("no version"), None);
     assert_eq!(parse_version("1.2."), None);
     assert_eq!(parse_version("99999999999999999999999.1.1"), None);
@@ -177,8 +206,17 @@ fn version_parsing_takes_the_first_full_triple() {
 #[test]
 fn compatibility_needs_both_a_version_and_a_readable_range() {
     let v = semver::Version::new(1, 0, 0);
-    assert_eq!(compatibility(">=1.0.0", Some(&v)), Compatibility::Compatible);
-    assert_eq!(compatibility(">=2.0.0", Some(&v)), Compatibility::Incompatible);
+    assert_eq!(
+        compatibility(">=1.0.0", Some(&v)),
+        Compatibility::Compatible
+    );
+    assert_eq!(
+        compatibility(">=2.0.0", Some(&v)),
+        Compatibility::Incompatible
+    );
     assert_eq!(compatibility(">=1.0.0", None), Compatibility::Unknown);
-    assert_eq!(compatibility("not a range", Some(&v)), Compatibility::Unknown);
+    assert_eq!(
+        compatibility("not a range", Some(&v)),
+        Compatibility::Unknown
+    );
 }

@@ -28,10 +28,14 @@ fn ids_are_kebab_case_and_unique() {
     let mut seen = std::collections::HashSet::new();
     for tool in all() {
         let id = tool.id;
-        assert!(!id.is_empty() && !id.starts_with('-') && !id.ends_with('-'), "{id}");
+        assert!(
+            !id.is_empty() && !id.starts_with('-') && !id.ends_with('-'),
+            "{id}"
+        );
         assert!(!id.contains("--"), "{id}");
         assert!(
-            id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            id.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
             "{id} is not kebab-case"
         );
         assert!(seen.insert(id), "{id} is registered twice");
@@ -61,7 +65,12 @@ fn every_tool_lists_all_twelve_capabilities_in_spec_order() {
     );
     for tool in all() {
         let listed: Vec<Capability> = tool.capabilities.iter().map(|r| r.capability).collect();
-        assert_eq!(listed, Capability::ALL, "{} lists capabilities out of spec order", tool.id);
+        assert_eq!(
+            listed,
+            Capability::ALL,
+            "{} lists capabilities out of spec order",
+            tool.id
+        );
     }
 }
 
@@ -70,13 +79,23 @@ fn every_capability_row_names_a_public_source_and_a_check_date() {
     for tool in all() {
         for row in &tool.capabilities {
             let what = format!("{} {}", tool.id, row.capability.token());
-            assert!(row.source.starts_with("https://"), "{what}: source {:?}", row.source);
+            assert!(
+                row.source.starts_with("https://"),
+                "{what}: source {:?}",
+                row.source
+            );
             let d = row.checked.as_bytes();
             let is_date = d.len() == 10
                 && d[4] == b'-'
                 && d[7] == b'-'
-                && d.iter().enumerate().all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
-            assert!(is_date, "{what}: checked {:?} is not YYYY-MM-DD", row.checked);
+                && d.iter()
+                    .enumerate()
+                    .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
+            assert!(
+                is_date,
+                "{what}: checked {:?} is not YYYY-MM-DD",
+                row.checked
+            );
             if let DeclaredSupport::Unsupported { reason } = row.support {
                 assert!(reason.len() > 20, "{what}: reason too thin to show a user");
             }
@@ -102,9 +121,17 @@ fn version_ranges_and_minimums_parse_as_semver() {
 fn every_tool_has_a_way_to_be_detected() {
     for tool in all() {
         let d = &tool.detection;
-        assert!(!d.binaries.is_empty() || !d.extensions.is_empty(), "{} is undetectable", tool.id);
+        assert!(
+            !d.binaries.is_empty() || !d.extensions.is_empty(),
+            "{} is undetectable",
+            tool.id
+        );
         if !d.binaries.is_empty() {
-            assert!(!d.version_args.is_empty(), "{} has no version command", tool.id);
+            assert!(
+                !d.version_args.is_empty(),
+                "{} has no version command",
+                tool.id
+            );
         }
     }
 }
@@ -125,7 +152,11 @@ fn capability_rows_agree_with_mechanisms() {
                 tool.id,
                 row.capability.token(),
                 row.support,
-                if available { "available" } else { "unsupported" }
+                if available {
+                    "available"
+                } else {
+                    "unsupported"
+                }
             );
         }
     }
@@ -142,7 +173,12 @@ fn managed_settings_is_available_exactly_when_a_managed_file_is_declared() {
             tool.id
         );
         if let Some(file) = managed_file {
-            assert_eq!(file.base, PathBase::Absolute, "{}: managed files are absolute", tool.id);
+            assert_eq!(
+                file.base,
+                PathBase::Absolute,
+                "{}: managed files are absolute",
+                tool.id
+            );
         }
     }
 }
@@ -152,7 +188,13 @@ fn at_most_one_settings_file_per_scope_with_matching_bases() {
     for tool in all() {
         for scope in SettingsScope::ALL {
             let files: Vec<_> = tool.settings.iter().filter(|s| s.scope == scope).collect();
-            assert!(files.len() <= 1, "{} has {} {} files", tool.id, files.len(), scope.token());
+            assert!(
+                files.len() <= 1,
+                "{} has {} {} files",
+                tool.id,
+                files.len(),
+                scope.token()
+            );
             for f in files {
                 let expected = match scope {
                     SettingsScope::User => PathBase::Home,
@@ -160,7 +202,12 @@ fn at_most_one_settings_file_per_scope_with_matching_bases() {
                     SettingsScope::Managed => PathBase::Absolute,
                 };
                 assert_eq!(f.base, expected, "{} {}", tool.id, scope.token());
-                assert!(!f.path.is_empty() && !f.path.contains(".."), "{} {}", tool.id, f.path);
+                assert!(
+                    !f.path.is_empty() && !f.path.contains(".."),
+                    "{} {}",
+                    tool.id,
+                    f.path
+                );
             }
         }
     }

@@ -46,7 +46,10 @@ fn resolve_one(
     let (support, reason) = match row.support {
         DeclaredSupport::Supported => (
             SupportToken::Supported,
-            format!("{name} supports {cap} (checked {} against {})", row.checked, row.source),
+            format!(
+                "{name} supports {cap} (checked {} against {})",
+                row.checked, row.source
+            ),
         ),
         DeclaredSupport::Unsupported { reason } => (SupportToken::Unsupported, reason.to_owned()),
         DeclaredSupport::RequiresVersion { min } => {
@@ -62,7 +65,9 @@ fn resolve_one(
                 ),
                 (Ok(min_v), Some(found)) if *found < min_v => (
                     SupportToken::RequiresVersion,
-                    format!("{cap} needs {name} {min} or later; {found} is installed: upgrade {name}"),
+                    format!(
+                        "{cap} needs {name} {min} or later; {found} is installed: upgrade {name}"
+                    ),
                 ),
                 (Ok(_), Some(found)) => (
                     SupportToken::Supported,
@@ -71,7 +76,11 @@ fn resolve_one(
             }
         }
     };
-    ResolvedCapability { capability, support, reason }
+    ResolvedCapability {
+        capability,
+        support,
+        reason,
+    }
 }
 
 /// The highest rung an adapter can reach given its resolved capabilities.
@@ -81,10 +90,13 @@ fn resolve_one(
 /// otherwise `l0_discover`.
 pub fn adapter_ceiling(resolved: &[ResolvedCapability]) -> AdapterCeiling {
     let has = |c: Capability| {
-        resolved.iter().any(|r| r.capability == c && r.support == SupportToken::Supported)
+        resolved
+            .iter()
+            .any(|r| r.capability == c && r.support == SupportToken::Supported)
     };
-    let enforces =
-        has(Capability::Hooks) || has(Capability::McpGovernance) || has(Capability::ToolActionApproval);
+    let enforces = has(Capability::Hooks)
+        || has(Capability::McpGovernance)
+        || has(Capability::ToolActionApproval);
     let observes = has(Capability::ModelGatewayBaseUrl)
         || has(Capability::HttpProxy)
         || has(Capability::ModelPathInterception);

@@ -37,7 +37,9 @@ impl ToolDescriptor {
 
     /// The declared row for `capability`, if the descriptor declares it.
     pub fn capability(&self, capability: Capability) -> Option<&CapabilityRow> {
-        self.capabilities.iter().find(|r| r.capability == capability)
+        self.capabilities
+            .iter()
+            .find(|r| r.capability == capability)
     }
 }
 
@@ -125,15 +127,35 @@ pub struct ScopeSet {
 
 impl ScopeSet {
     /// Every scope.
-    pub const ALL: ScopeSet = ScopeSet { user: true, project: true, managed: true };
+    pub const ALL: ScopeSet = ScopeSet {
+        user: true,
+        project: true,
+        managed: true,
+    };
     /// `user` and `project` only.
-    pub const USER_PROJECT: ScopeSet = ScopeSet { user: true, project: true, managed: false };
+    pub const USER_PROJECT: ScopeSet = ScopeSet {
+        user: true,
+        project: true,
+        managed: false,
+    };
     /// `user` only.
-    pub const USER: ScopeSet = ScopeSet { user: true, project: false, managed: false };
+    pub const USER: ScopeSet = ScopeSet {
+        user: true,
+        project: false,
+        managed: false,
+    };
     /// `project` only.
-    pub const PROJECT: ScopeSet = ScopeSet { user: false, project: true, managed: false };
+    pub const PROJECT: ScopeSet = ScopeSet {
+        user: false,
+        project: true,
+        managed: false,
+    };
     /// `managed` only.
-    pub const MANAGED: ScopeSet = ScopeSet { user: false, project: false, managed: true };
+    pub const MANAGED: ScopeSet = ScopeSet {
+        user: false,
+        project: false,
+        managed: true,
+    };
 
     /// Whether `scope` is in the set.
     pub const fn contains(self, scope: SettingsScope) -> bool {
@@ -146,7 +168,9 @@ impl ScopeSet {
 
     /// The scopes in the set, in spec order.
     pub fn scopes(self) -> impl Iterator<Item = SettingsScope> {
-        SettingsScope::ALL.into_iter().filter(move |s| self.contains(*s))
+        SettingsScope::ALL
+            .into_iter()
+            .filter(move |s| self.contains(*s))
     }
 }
 
@@ -355,7 +379,12 @@ pub struct ToolWarning {
 
 /// A `Supported` row checked today against `source`.
 pub const fn supported(capability: Capability, source: &'static str) -> CapabilityRow {
-    CapabilityRow { capability, support: DeclaredSupport::Supported, source, checked: CHECKED }
+    CapabilityRow {
+        capability,
+        support: DeclaredSupport::Supported,
+        source,
+        checked: CHECKED,
+    }
 }
 
 /// An `Unsupported` row with its user-facing reason.
@@ -393,7 +422,11 @@ pub const fn discovery(source: &'static str) -> CapabilityRow {
 
 /// An edit honoured in every scope.
 pub const fn edit(path: &'static [&'static str], value: ValueTemplate) -> EditTemplate {
-    EditTemplate { scopes: ScopeSet::ALL, path, value }
+    EditTemplate {
+        scopes: ScopeSet::ALL,
+        path,
+        value,
+    }
 }
 
 /// An edit honoured only in `scopes`.
@@ -402,5 +435,9 @@ pub const fn edit_in(
     path: &'static [&'static str],
     value: ValueTemplate,
 ) -> EditTemplate {
-    EditTemplate { scopes, path, value }
+    EditTemplate {
+        scopes,
+        path,
+        value,
+    }
 }

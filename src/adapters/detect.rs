@@ -38,7 +38,12 @@ pub struct Detected {
 impl Detected {
     /// Nothing found.
     pub const fn absent() -> Self {
-        Detected { present: false, version: None, compatibility: Compatibility::Unknown, location: None }
+        Detected {
+            present: false,
+            version: None,
+            compatibility: Compatibility::Unknown,
+            location: None,
+        }
     }
 }
 
@@ -69,7 +74,12 @@ pub fn detect_with_timeout(
 
 fn finish(detection: &Detection, version: Option<semver::Version>, location: PathBuf) -> Detected {
     let compatibility = compatibility(detection.supported, version.as_ref());
-    Detected { present: true, version, compatibility, location: Some(location) }
+    Detected {
+        present: true,
+        version,
+        compatibility,
+        location: Some(location),
+    }
 }
 
 /// `compatible` when `version` is in `supported`, `incompatible` when outside it, `unknown`
@@ -194,7 +204,9 @@ fn run_version(
 }
 
 fn kill_group(pid: u32) {
-    let pid = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw);
+    let pid = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw);
     if let Some(pid) = pid {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }

@@ -152,21 +152,25 @@ pub fn render(
     home: &Path,
     project: Option<&Path>,
 ) -> Result<RenderedIntegration, RenderError> {
-    let settings = descriptor.settings_for(scope).ok_or_else(|| RenderError::NoSettingsFile {
-        tool: descriptor.id,
-        scope: scope.token(),
-        available: descriptor
-            .settings
-            .iter()
-            .map(|s| s.scope.token())
-            .collect::<Vec<_>>()
-            .join(", "),
-    })?;
+    let settings = descriptor
+        .settings_for(scope)
+        .ok_or_else(|| RenderError::NoSettingsFile {
+            tool: descriptor.id,
+            scope: scope.token(),
+            available: descriptor
+                .settings
+                .iter()
+                .map(|s| s.scope.token())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
     let file = match settings.base {
         PathBase::Home => home.join(settings.path),
         PathBase::Absolute => PathBuf::from(settings.path),
         PathBase::Project => project
-            .ok_or(RenderError::NoProjectDirectory { tool: descriptor.id })?
+            .ok_or(RenderError::NoProjectDirectory {
+                tool: descriptor.id,
+            })?
             .join(settings.path),
     };
     let mut rendered = RenderedIntegration {
@@ -202,38 +206,41 @@ fn render_mechanism(
     let capability = mechanism.capability();
     let support = descriptor.mechanisms.get(mechanism);
     let outcome = match support {
-        MechanismSupport::Unsupported { reason } => {
-            MechanismOutcome::Unsupported { reason: (*reason).to_owned() }
-        }
+        MechanismSupport::Unsupported { reason } => MechanismOutcome::Unsupported {
+            reason: (*reason).to_owned(),
+        },
         MechanismSupport::Native { .. } => MechanismOutcome::Native,
-        MechanismSupport::Adapted { how, .. } => MechanismOutcome::Adapted { how: (*how).to_owned() },
+        MechanismSupport::Adapted { how, .. } => MechanismOutcome::Adapted {
+            how: (*how).to_owned(),
+        },
     };
     let templates = support.edits();
-    let in_scope: Vec<&EditTemplate> =
-        templates.iter().filter(|t| t.scopes.contains(scope)).collect();
-    let outcome = if support.is_available()
-        && mechanism != Mechanism::ManagedSettings
-        && in_scope.is_empty()
-    {
-        let scopes: Vec<&str> = templates
-            .iter()
-            .flat_map(|t| t.scopes.scopes())
-            .map(SettingsScope::token)
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        MechanismOutcome::Unsupported {
-            reason: format!(
-                "{} reads {} only from its {} settings, not from {} settings",
-                descriptor.display_name,
-                capability.token(),
-                scopes.join(" or "),
-                scope.token()
-            ),
-        }
-    } else {
-        outcome
-    };
+    let in_scope: Vec<&EditTemplate> = templates
+        .iter()
+        .filter(|t| t.scopes.contains(scope))
+        .collect();
+    let outcome =
+        if support.is_available() && mechanism != Mechanism::ManagedSettings && in_scope.is_empty()
+        {
+            let scopes: Vec<&str> = templates
+                .iter()
+                .flat_map(|t| t.scopes.scopes())
+                .map(SettingsScope::token)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            MechanismOutcome::Unsupported {
+                reason: format!(
+                    "{} reads {} only from its {} settings, not from {} settings",
+                    descriptor.display_name,
+                    capability.token(),
+                    scopes.join(" or "),
+                    scope.token()
+                ),
+            }
+        } else {
+            outcome
+        };
     let mut outcome = outcome;
     if !matches!(outcome, MechanismOutcome::Unsupported { .. }) {
         let action_kind = action_kind(mechanism);
@@ -241,7 +248,12 @@ fn render_mechanism(
         let edits: Vec<KeyEdit> = in_scope
             .into_iter()
             .flat_map(|t| fill(t, intent, &mut used))
-            .map(|(path, value)| KeyEdit { path, value, capability, action_kind })
+            .map(|(path, value)| KeyEdit {
+                path,
+                value,
+                capability,
+                action_kind,
+            })
             .collect();
         if edits.is_empty() && mechanism != Mechanism::ManagedSettings {
             outcome = MechanismOutcome::Unsupported {
@@ -257,7 +269,10 @@ fn render_mechanism(
             out.edits.extend(edits);
         }
     }
-    out.reports.push(MechanismReport { capability, outcome });
+    out.reports.push(MechanismReport {
+        capability,
+        outcome,
+    });
 }
 
 /// The plan step kind for each mechanism's edits.
@@ -293,11 +308,18 @@ fn owned_path(path: &[&str]) -> Vec<String> {
 }
 
 /// The (path, value) pairs one template yields; empty when its input is missing.
-fn fill(t: &EditTemplate, intent: &IntegrationIntent, used: &mut Inputs) -> Vec<(Vec<String>, Value)> {
+fn fill(
+    t: &EditTemplate,
+    intent: &IntegrationIntent,
+    used: &mut Inputs,
+) -> Vec<(Vec<String>, Value)> {
     let at = |v: Value| vec![(owned_path(t.path), v)];
     let hook = intent.hook_command.as_deref();
     match t.value {
-        ValueTemplate::GatewayBaseUrl => intent.gateway_base_url.as_deref().map_or(vec![], |u| at(json!(u))),
+        ValueTemplate::GatewayBaseUrl => intent
+            .gateway_base_url
+            .as_deref()
+            .map_or(vec![], |u| at(json!(u))),
         ValueTemplate::ProxyUrl => intent.proxy_url.as_deref().map_or(vec![], |u| at(json!(u))),
         ValueTemplate::HookCommand => hook.map_or(vec![], |c| at(json!(c))),
         ValueTemplate::HookArgv => hook.map_or(vec![], |c| at(json!([c]))),
@@ -307,7 +329,11 @@ fn fill(t: &EditTemplate, intent: &IntegrationIntent, used: &mut Inputs) -> Vec<
         ValueTemplate::HookCommandList => hook.map_or(vec![], |c| at(json!([{ "command": c }]))),
         ValueTemplate::McpDenyNames if !intent.mcp_deny.is_empty() => at(json!(intent.mcp_deny)),
         ValueTemplate::McpDenyServerObjects if !intent.mcp_deny.is_empty() => at(Value::Array(
-            intent.mcp_deny.iter().map(|n| json!({ "serverName": n })).collect(),
+            intent
+                .mcp_deny
+                .iter()
+                .map(|n| json!({ "serverName": n }))
+                .collect(),
         )),
         ValueTemplate::McpDenyNames | ValueTemplate::McpDenyServerObjects => vec![],
         ValueTemplate::DenyPatterns if !intent.deny_tool_patterns.is_empty() => {

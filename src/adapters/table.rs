@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::descriptor::{
-    DeclaredSupport, MechanismSupport, Mechanism, PathBase, ToolDescriptor, ValueTemplate,
+    DeclaredSupport, Mechanism, MechanismSupport, PathBase, ToolDescriptor, ValueTemplate,
 };
 use super::vocabulary::Capability;
 
@@ -58,7 +58,11 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
         let _ = writeln!(
             md,
             "- Detection: binary {} on `PATH`, `{} {}`, supported `{}`",
-            d.binaries.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(" or "),
+            d.binaries
+                .iter()
+                .map(|b| format!("`{b}`"))
+                .collect::<Vec<_>>()
+                .join(" or "),
             d.binaries[0],
             d.version_args.join(" "),
             d.supported
@@ -80,7 +84,13 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
             PathBase::Project => format!("<project>/{}", s.path),
             PathBase::Absolute => s.path.to_owned(),
         };
-        let _ = writeln!(md, "- Settings ({}): `{}` ({})", s.scope.token(), path, s.format.token());
+        let _ = writeln!(
+            md,
+            "- Settings ({}): `{}` ({})",
+            s.scope.token(),
+            path,
+            s.format.token()
+        );
     }
     for w in t.warnings {
         let scopes: Vec<&str> = w.scopes.scopes().map(|s| s.token()).collect();
@@ -106,7 +116,13 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
                 format!("`{k}` ({})", scopes.join("/"))
             })
             .collect();
-        let _ = writeln!(md, "| {} | {} | {} |", m.capability().token(), how, keys.join(", "));
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            m.capability().token(),
+            how,
+            keys.join(", ")
+        );
     }
     md.push_str("\n| capability | declared | source | checked |\n|---|---|---|---|\n");
     for row in &t.capabilities {

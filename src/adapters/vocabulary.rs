@@ -160,8 +160,11 @@ pub enum SettingsScope {
 
 impl SettingsScope {
     /// The three scopes in spec order.
-    pub const ALL: [SettingsScope; 3] =
-        [SettingsScope::User, SettingsScope::Project, SettingsScope::Managed];
+    pub const ALL: [SettingsScope; 3] = [
+        SettingsScope::User,
+        SettingsScope::Project,
+        SettingsScope::Managed,
+    ];
 
     /// The wire token (spec §4).
     pub const fn token(self) -> &'static str {

@@ -5,11 +5,13 @@ use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
 
 const DOC: &str = "https://ampcode.com/manual";
 
-const NO_GATEWAY: &str = "Amp sends model requests through the Amp service and has no custom model endpoint";
+const NO_GATEWAY: &str =
+    "Amp sends model requests through the Amp service and has no custom model endpoint";
 const NO_PROXY: &str = "Amp takes a proxy from the HTTPS_PROXY environment of its launch, not from a settings key devint can vouch for";
 const NO_HOOKS: &str = "Amp documents no command hooks devint can vouch for";
 const NO_MCP: &str = "Amp has no MCP server deny list";
-const NO_MANAGED: &str = "Amp's workspace policies come from the Amp service, not a local managed file";
+const NO_MANAGED: &str =
+    "Amp's workspace policies come from the Amp service, not a local managed file";
 
 /// Amp.
 pub static AMP: ToolDescriptor = ToolDescriptor {
@@ -35,7 +37,10 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
         tool_action_approval: MechanismSupport::Native {
             edits: &[
                 edit(&["amp.tools.disable"], ValueTemplate::DenyPatterns),
-                edit(&["amp.dangerouslyAllowAll"], ValueTemplate::WhenApprovalRequired(Literal::Bool(false))),
+                edit(
+                    &["amp.dangerouslyAllowAll"],
+                    ValueTemplate::WhenApprovalRequired(Literal::Bool(false)),
+                ),
             ],
         },
         managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
@@ -43,7 +48,11 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
     capabilities: [
         discovery(DOC),
         unsupported(C::ManagedSettings, NO_MANAGED, DOC),
-        unsupported(C::ManagedLaunch, "devint integrates Amp through settings.json and builds no launch command", DOC),
+        unsupported(
+            C::ManagedLaunch,
+            "devint integrates Amp through settings.json and builds no launch command",
+            DOC,
+        ),
         unsupported(C::ModelPathInterception, NO_GATEWAY, DOC),
         unsupported(C::ModelGatewayBaseUrl, NO_GATEWAY, DOC),
         unsupported(C::HttpProxy, NO_PROXY, DOC),
@@ -51,8 +60,16 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
         supported(C::McpDiscovery, DOC),
         unsupported(C::McpGovernance, NO_MCP, DOC),
         supported(C::ToolActionApproval, DOC),
-        unsupported(C::NativeIdeUi, "Amp offers no extension point for a third-party status or approval surface", DOC),
-        unsupported(C::HostEnforcement, "Amp's model traffic goes to the Amp service; devint sets no proxy for it", DOC),
+        unsupported(
+            C::NativeIdeUi,
+            "Amp offers no extension point for a third-party status or approval surface",
+            DOC,
+        ),
+        unsupported(
+            C::HostEnforcement,
+            "Amp's model traffic goes to the Amp service; devint sets no proxy for it",
+            DOC,
+        ),
     ],
     warnings: &[],
 };

@@ -8,9 +8,11 @@ const DOC: &str = "https://docs.cline.bot/getting-started/installing-cline";
 const MCP_DOC: &str = "https://docs.cline.bot/mcp/configuring-mcp-servers";
 
 const NO_GATEWAY: &str = "Cline keeps its provider base URL in extension state set through its UI, not in a settings file";
-const NO_HOOKS: &str = "Cline hooks are executable scripts in a hooks directory, not settings keys devint can write";
+const NO_HOOKS: &str =
+    "Cline hooks are executable scripts in a hooks directory, not settings keys devint can write";
 const NO_MCP: &str = "Cline's MCP servers live in cline_mcp_settings.json in extension storage, disabled per server entry; there is no deny list";
-const NO_APPROVAL: &str = "Cline's auto-approve choices are extension state set through its UI, not a settings file";
+const NO_APPROVAL: &str =
+    "Cline's auto-approve choices are extension state set through its UI, not a settings file";
 
 /// Cline.
 pub static CLINE: ToolDescriptor = ToolDescriptor {
@@ -20,7 +22,10 @@ pub static CLINE: ToolDescriptor = ToolDescriptor {
         binaries: &[],
         version_args: &[],
         supported: ">=3.0.0",
-        extensions: &[ExtensionDir { parent: ".vscode/extensions", prefix: "saoudrizwan.claude-dev-" }],
+        extensions: &[ExtensionDir {
+            parent: ".vscode/extensions",
+            prefix: "saoudrizwan.claude-dev-",
+        }],
     },
     settings: &[vscode::CODE_SETTINGS[0]],
     mechanisms: Mechanisms {
@@ -28,8 +33,12 @@ pub static CLINE: ToolDescriptor = ToolDescriptor {
         http_proxy: vscode::HTTP_PROXY,
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
-        tool_action_approval: MechanismSupport::Unsupported { reason: NO_APPROVAL },
-        managed_settings: MechanismSupport::Unsupported { reason: vscode::NO_MANAGED },
+        tool_action_approval: MechanismSupport::Unsupported {
+            reason: NO_APPROVAL,
+        },
+        managed_settings: MechanismSupport::Unsupported {
+            reason: vscode::NO_MANAGED,
+        },
     },
     capabilities: [
         discovery(DOC),

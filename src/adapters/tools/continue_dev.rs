@@ -11,7 +11,8 @@ const NO_PROXY: &str = "Continue sets a proxy per model entry (requestOptions.pr
 const NO_HOOKS: &str = "Continue documents no command hooks before tool actions";
 const NO_MCP: &str = "Continue's mcpServers is a list with no deny list";
 const NO_APPROVAL: &str = "Continue's tool policies are set through its UI, not config.yaml";
-const NO_MANAGED: &str = "Continue's organisation policies come from Continue Hub, not a local managed file";
+const NO_MANAGED: &str =
+    "Continue's organisation policies come from Continue Hub, not a local managed file";
 
 /// Continue.
 pub static CONTINUE: ToolDescriptor = ToolDescriptor {
@@ -21,7 +22,10 @@ pub static CONTINUE: ToolDescriptor = ToolDescriptor {
         binaries: &["cn"],
         version_args: &["--version"],
         supported: ">=1.0.0",
-        extensions: &[ExtensionDir { parent: ".vscode/extensions", prefix: "continue.continue-" }],
+        extensions: &[ExtensionDir {
+            parent: ".vscode/extensions",
+            prefix: "continue.continue-",
+        }],
     },
     settings: &[SettingsFile {
         scope: S::User,
@@ -34,14 +38,20 @@ pub static CONTINUE: ToolDescriptor = ToolDescriptor {
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
-        tool_action_approval: MechanismSupport::Unsupported { reason: NO_APPROVAL },
+        tool_action_approval: MechanismSupport::Unsupported {
+            reason: NO_APPROVAL,
+        },
         managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
     },
     capabilities: [
         discovery(DOC),
         unsupported(C::ManagedSettings, NO_MANAGED, DOC),
-        unsupported(C::ManagedLaunch, "devint builds no launch command for Continue", DOC),
-        supported(C::ModelPathInterception, DOC),
+        unsupported(
+            C::ManagedLaunch,
+            "devint builds no launch command for Continue",
+            DOC,
+        ),
+        unsupported(C::ModelPathInterception, NO_GATEWAY, DOC),
         unsupported(C::ModelGatewayBaseUrl, NO_GATEWAY, DOC),
         unsupported(C::HttpProxy, NO_PROXY, DOC),
         unsupported(C::Hooks, NO_HOOKS, DOC),
@@ -49,7 +59,11 @@ pub static CONTINUE: ToolDescriptor = ToolDescriptor {
         unsupported(C::McpGovernance, NO_MCP, MCP_DOC),
         unsupported(C::ToolActionApproval, NO_APPROVAL, DOC),
         supported(C::NativeIdeUi, DOC),
-        unsupported(C::HostEnforcement, "Continue takes no proxy devint can set, so host controls cannot be wired through it", DOC),
+        unsupported(
+            C::HostEnforcement,
+            "Continue takes no proxy devint can set, so host controls cannot be wired through it",
+            DOC,
+        ),
     ],
     warnings: &[],
 };

@@ -8,8 +8,10 @@ const DOC: &str = "https://code.visualstudio.com/docs/copilot/reference/copilot-
 const MCP_DOC: &str = "https://code.visualstudio.com/docs/copilot/customization/mcp-servers";
 
 const NO_GATEWAY: &str = "Copilot sends its own models' traffic to GitHub's service; VS Code has no base-URL setting for it";
-const NO_HOOKS: &str = "Copilot in VS Code has no settings key for a command hook before tool actions";
-const NO_MCP_DENY: &str = "VS Code offers only chat.mcp.access (all, registry or none), not a per-server deny list";
+const NO_HOOKS: &str =
+    "Copilot in VS Code has no settings key for a command hook before tool actions";
+const NO_MCP_DENY: &str =
+    "VS Code offers only chat.mcp.access (all, registry or none), not a per-server deny list";
 
 /// GitHub Copilot (VS Code).
 pub static GITHUB_COPILOT: ToolDescriptor = ToolDescriptor {
@@ -19,18 +21,28 @@ pub static GITHUB_COPILOT: ToolDescriptor = ToolDescriptor {
         binaries: &[],
         version_args: &[],
         supported: ">=0.20.0",
-        extensions: &[ExtensionDir { parent: ".vscode/extensions", prefix: "github.copilot-chat-" }],
+        extensions: &[ExtensionDir {
+            parent: ".vscode/extensions",
+            prefix: "github.copilot-chat-",
+        }],
     },
     settings: vscode::CODE_SETTINGS,
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: vscode::HTTP_PROXY,
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
-        mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP_DENY },
-        tool_action_approval: MechanismSupport::Native {
-            edits: &[edit(&["chat.tools.autoApprove"], ValueTemplate::WhenApprovalRequired(Literal::Bool(false)))],
+        mcp_governance: MechanismSupport::Unsupported {
+            reason: NO_MCP_DENY,
         },
-        managed_settings: MechanismSupport::Unsupported { reason: vscode::NO_MANAGED },
+        tool_action_approval: MechanismSupport::Native {
+            edits: &[edit(
+                &["chat.tools.autoApprove"],
+                ValueTemplate::WhenApprovalRequired(Literal::Bool(false)),
+            )],
+        },
+        managed_settings: MechanismSupport::Unsupported {
+            reason: vscode::NO_MANAGED,
+        },
     },
     capabilities: [
         discovery(DOC),

@@ -10,7 +10,8 @@ const MCP_DOC: &str = "https://opencode.ai/docs/mcp-servers/";
 const PLUGINS_DOC: &str = "https://opencode.ai/docs/plugins/";
 
 const NO_PROXY: &str = "OpenCode takes a proxy from the HTTPS_PROXY environment of its launch; opencode.json has no proxy key";
-const NO_HOOKS: &str = "OpenCode hooks are JavaScript plugins, not settings keys; devint writes no plugin code";
+const NO_HOOKS: &str =
+    "OpenCode hooks are JavaScript plugins, not settings keys; devint writes no plugin code";
 const NO_MCP: &str = "OpenCode has no MCP deny list; a server is disabled only inside its own mcp entry, which devint does not own";
 const NO_MANAGED: &str = "OpenCode documents no administrator-managed settings file";
 

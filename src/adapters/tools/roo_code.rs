@@ -10,7 +10,8 @@ const MCP_DOC: &str = "https://docs.roocode.com/features/mcp/using-mcp-in-roo";
 const NO_GATEWAY: &str = "Roo Code keeps its provider base URL in extension state set through its UI, not in a settings file";
 const NO_HOOKS: &str = "Roo Code has no command hooks before tool actions";
 const NO_MCP: &str = "Roo Code's MCP servers live in mcp_settings.json and .roo/mcp.json, disabled per server entry; there is no deny list";
-const NO_APPROVAL: &str = "Roo Code's auto-approve choices are extension state set through its UI, not a settings file";
+const NO_APPROVAL: &str =
+    "Roo Code's auto-approve choices are extension state set through its UI, not a settings file";
 
 /// Roo Code.
 pub static ROO_CODE: ToolDescriptor = ToolDescriptor {
@@ -20,7 +21,10 @@ pub static ROO_CODE: ToolDescriptor = ToolDescriptor {
         binaries: &[],
         version_args: &[],
         supported: ">=3.0.0",
-        extensions: &[ExtensionDir { parent: ".vscode/extensions", prefix: "rooveterinaryinc.roo-cline-" }],
+        extensions: &[ExtensionDir {
+            parent: ".vscode/extensions",
+            prefix: "rooveterinaryinc.roo-cline-",
+        }],
     },
     settings: &[vscode::CODE_SETTINGS[0]],
     mechanisms: Mechanisms {
@@ -28,8 +32,12 @@ pub static ROO_CODE: ToolDescriptor = ToolDescriptor {
         http_proxy: vscode::HTTP_PROXY,
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
-        tool_action_approval: MechanismSupport::Unsupported { reason: NO_APPROVAL },
-        managed_settings: MechanismSupport::Unsupported { reason: vscode::NO_MANAGED },
+        tool_action_approval: MechanismSupport::Unsupported {
+            reason: NO_APPROVAL,
+        },
+        managed_settings: MechanismSupport::Unsupported {
+            reason: vscode::NO_MANAGED,
+        },
     },
     capabilities: [
         discovery(DOC),

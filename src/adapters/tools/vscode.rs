@@ -11,14 +11,28 @@ pub const SETTINGS_DOC: &str = "https://code.visualstudio.com/docs/configure/set
 
 /// VS Code's user and workspace settings on Linux.
 pub const CODE_SETTINGS: &[SettingsFile] = &[
-    SettingsFile { scope: S::User, base: PathBase::Home, path: ".config/Code/User/settings.json", format: SettingsFormat::Jsonc },
-    SettingsFile { scope: S::Project, base: PathBase::Project, path: ".vscode/settings.json", format: SettingsFormat::Jsonc },
+    SettingsFile {
+        scope: S::User,
+        base: PathBase::Home,
+        path: ".config/Code/User/settings.json",
+        format: SettingsFormat::Jsonc,
+    },
+    SettingsFile {
+        scope: S::Project,
+        base: PathBase::Project,
+        path: ".vscode/settings.json",
+        format: SettingsFormat::Jsonc,
+    },
 ];
 
 /// `http.proxy`, honoured by the extension host for every extension's requests. VS Code
 /// reads it only from user settings (it is an application-scoped setting).
 pub const HTTP_PROXY: MechanismSupport = MechanismSupport::Native {
-    edits: &[edit_in(ScopeSet::USER, &["http.proxy"], ValueTemplate::ProxyUrl)],
+    edits: &[edit_in(
+        ScopeSet::USER,
+        &["http.proxy"],
+        ValueTemplate::ProxyUrl,
+    )],
 };
 
 /// Why a VS Code extension has no managed settings file.

@@ -7,7 +7,8 @@ const HOOKS_DOC: &str = "https://docs.windsurf.com/windsurf/cascade/hooks";
 const MCP_DOC: &str = "https://docs.windsurf.com/windsurf/cascade/mcp";
 const DOC: &str = "https://docs.windsurf.com/windsurf/getting-started";
 
-const NO_GATEWAY: &str = "Cascade sends model requests through Windsurf's service; there is no base-URL setting";
+const NO_GATEWAY: &str =
+    "Cascade sends model requests through Windsurf's service; there is no base-URL setting";
 const NO_PROXY: &str = "Windsurf's http.proxy lives in its editor settings.json, a file this adapter does not manage (it manages hooks.json)";
 const NO_MCP: &str = "Windsurf's MCP servers live in mcp_config.json with no deny list; MCP calls are gated by the pre_mcp_tool_use hook the hooks mechanism installs";
 const NO_APPROVAL: &str = "Cascade's allow and deny command lists are editor settings, not keys of hooks.json; use the hooks mechanism to gate commands";

@@ -23,14 +23,32 @@ pub static ZED: ToolDescriptor = ToolDescriptor {
         extensions: &[],
     },
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".config/zed/settings.json", format: SettingsFormat::Jsonc },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".zed/settings.json", format: SettingsFormat::Jsonc },
+        SettingsFile {
+            scope: S::User,
+            base: PathBase::Home,
+            path: ".config/zed/settings.json",
+            format: SettingsFormat::Jsonc,
+        },
+        SettingsFile {
+            scope: S::Project,
+            base: PathBase::Project,
+            path: ".zed/settings.json",
+            format: SettingsFormat::Jsonc,
+        },
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Native {
             edits: &[
-                edit_in(ScopeSet::USER, &["language_models", "anthropic", "api_url"], ValueTemplate::GatewayBaseUrl),
-                edit_in(ScopeSet::USER, &["language_models", "openai", "api_url"], ValueTemplate::GatewayBaseUrl),
+                edit_in(
+                    ScopeSet::USER,
+                    &["language_models", "anthropic", "api_url"],
+                    ValueTemplate::GatewayBaseUrl,
+                ),
+                edit_in(
+                    ScopeSet::USER,
+                    &["language_models", "openai", "api_url"],
+                    ValueTemplate::GatewayBaseUrl,
+                ),
             ],
         },
         http_proxy: MechanismSupport::Native {
@@ -39,14 +57,21 @@ pub static ZED: ToolDescriptor = ToolDescriptor {
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
         tool_action_approval: MechanismSupport::Native {
-            edits: &[edit(&["agent", "always_allow_tool_actions"], ValueTemplate::WhenApprovalRequired(Literal::Bool(false)))],
+            edits: &[edit(
+                &["agent", "always_allow_tool_actions"],
+                ValueTemplate::WhenApprovalRequired(Literal::Bool(false)),
+            )],
         },
         managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
     },
     capabilities: [
         discovery(DOC),
         unsupported(C::ManagedSettings, NO_MANAGED, DOC),
-        unsupported(C::ManagedLaunch, "Zed is an editor; devint builds no launch command for it", DOC),
+        unsupported(
+            C::ManagedLaunch,
+            "Zed is an editor; devint builds no launch command for it",
+            DOC,
+        ),
         supported(C::ModelPathInterception, LLM_DOC),
         supported(C::ModelGatewayBaseUrl, LLM_DOC),
         supported(C::HttpProxy, DOC),
@@ -54,7 +79,11 @@ pub static ZED: ToolDescriptor = ToolDescriptor {
         supported(C::McpDiscovery, MCP_DOC),
         unsupported(C::McpGovernance, NO_MCP, MCP_DOC),
         supported(C::ToolActionApproval, AGENT_DOC),
-        unsupported(C::NativeIdeUi, "Zed offers no extension point devint uses for a status or approval surface yet", DOC),
+        unsupported(
+            C::NativeIdeUi,
+            "Zed offers no extension point devint uses for a status or approval surface yet",
+            DOC,
+        ),
         supported(C::HostEnforcement, DOC),
     ],
     warnings: &[],
