@@ -219,8 +219,11 @@ fn claude_code_user_scope_renders_its_documented_keys() {
         json!([{ "matcher": "*", "hooks": [{ "type": "command", "command": "/opt/devint/bin/devint-hook" }] }])
     );
     assert_eq!(hook.action_kind, ActionKind::InstallHook);
-    let mcp = get(&["disabledMcpjsonServers"]);
-    assert_eq!(mcp.value, json!(["exfil", "shell-anywhere"]));
+    let mcp = get(&["deniedMcpServers"]);
+    assert_eq!(
+        mcp.value,
+        json!([{ "serverName": "exfil" }, { "serverName": "shell-anywhere" }])
+    );
     assert_eq!(mcp.action_kind, ActionKind::ConfigureMcpServers);
     assert_eq!(get(&["permissions", "deny"]).value, json!(["Bash(curl:*)"]));
     assert!(r.unsupported().next().is_none());
@@ -228,7 +231,7 @@ fn claude_code_user_scope_renders_its_documented_keys() {
 }
 
 #[test]
-fn claude_code_managed_scope_uses_the_managed_file_and_managed_only_keys() {
+fn claude_code_managed_scope_uses_the_managed_file() {
     let r = render_at("claude-code", SettingsScope::Managed);
     assert_eq!(r.file, Path::new("/etc/claude-code/managed-settings.json"));
     assert!(r.privileged);
@@ -248,6 +251,28 @@ fn claude_code_managed_scope_uses_the_managed_file_and_managed_only_keys() {
         .find(|x| x.capability == Capability::ManagedSettings)
         .unwrap();
     assert_eq!(managed.outcome, MechanismOutcome::Native);
+}
+
+#[test]
+fn codex_project_scope_cannot_select_the_gateway_provider() {
+    let r = render_at("codex", SettingsScope::Project);
+    let (_, reason) = r
+        .unsupported()
+        .find(|(c, _)| *c == Capability::ModelGatewayBaseUrl)
+        .unwrap();
+    assert!(reason.contains("user or managed"), "{reason}");
+    let user = render_at("codex", SettingsScope::User);
+    let provider = user
+        .edits
+        .iter()
+        .find(|e| e.path == ["model_provider"].map(String::from))
+        .unwrap();
+    assert_eq!(provider.value, json!("devint-gateway"));
+    assert!(user
+        .edits
+        .iter()
+        .any(|e| e.path.last().map(String::as_str) == Some("base_url")
+            && e.value == json!("http://127.0.0.1:7777/v1")));
 }
 
 #[test]

@@ -222,12 +222,10 @@ fn render_mechanism(
     let outcome =
         if support.is_available() && mechanism != Mechanism::ManagedSettings && in_scope.is_empty()
         {
-            let scopes: Vec<&str> = templates
-                .iter()
-                .flat_map(|t| t.scopes.scopes())
-                .map(SettingsScope::token)
-                .collect::<std::collections::BTreeSet<_>>()
+            let scopes: Vec<&str> = SettingsScope::ALL
                 .into_iter()
+                .filter(|s| templates.iter().any(|t| t.scopes.contains(*s)))
+                .map(SettingsScope::token)
                 .collect();
             MechanismOutcome::Unsupported {
                 reason: format!(

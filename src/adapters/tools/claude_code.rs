@@ -3,12 +3,13 @@
 use crate::adapters::descriptor::*;
 use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
 
-const SETTINGS_DOC: &str = "https://docs.claude.com/en/docs/claude-code/settings";
-const IAM_DOC: &str = "https://docs.claude.com/en/docs/claude-code/iam";
-const HOOKS_DOC: &str = "https://docs.claude.com/en/docs/claude-code/hooks";
-const GATEWAY_DOC: &str = "https://docs.claude.com/en/docs/claude-code/llm-gateway";
-const NETWORK_DOC: &str = "https://docs.claude.com/en/docs/claude-code/network-config";
-const MCP_DOC: &str = "https://docs.claude.com/en/docs/claude-code/mcp";
+const SETTINGS_DOC: &str = "https://code.claude.com/docs/en/settings";
+const IAM_DOC: &str = "https://code.claude.com/docs/en/iam";
+const HOOKS_DOC: &str = "https://code.claude.com/docs/en/hooks";
+const GATEWAY_DOC: &str = "https://code.claude.com/docs/en/llm-gateway";
+const NETWORK_DOC: &str = "https://code.claude.com/docs/en/network-config";
+const MCP_DOC: &str = "https://code.claude.com/docs/en/mcp";
+const MANAGED_MCP_DOC: &str = "https://code.claude.com/docs/en/managed-mcp";
 
 /// Claude Code.
 pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
@@ -39,10 +40,7 @@ pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
             edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookMatcherGroup { matcher: "*" })],
         },
         mcp_governance: MechanismSupport::Native {
-            edits: &[
-                edit_in(ScopeSet::MANAGED, &["deniedMcpServers"], ValueTemplate::McpDenyServerObjects),
-                edit_in(ScopeSet::USER_PROJECT, &["disabledMcpjsonServers"], ValueTemplate::McpDenyNames),
-            ],
+            edits: &[edit(&["deniedMcpServers"], ValueTemplate::McpDenyServerObjects)],
         },
         tool_action_approval: MechanismSupport::Native {
             edits: &[
@@ -68,7 +66,7 @@ pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
         supported(C::HttpProxy, NETWORK_DOC),
         supported(C::Hooks, HOOKS_DOC),
         supported(C::McpDiscovery, MCP_DOC),
-        supported(C::McpGovernance, MCP_DOC),
+        supported(C::McpGovernance, MANAGED_MCP_DOC),
         supported(C::ToolActionApproval, IAM_DOC),
         unsupported(
             C::NativeIdeUi,

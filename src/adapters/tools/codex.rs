@@ -3,8 +3,15 @@
 use crate::adapters::descriptor::*;
 use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
 
-const CONFIG_DOC: &str = "https://github.com/openai/codex/blob/main/docs/config.md";
-const ENTERPRISE_DOC: &str = "https://developers.openai.com/codex/security";
+const CONFIG_DOC: &str = "https://developers.openai.com/codex/config-basic";
+const REFERENCE_DOC: &str = "https://developers.openai.com/codex/config-reference";
+const ENTERPRISE_DOC: &str = "https://developers.openai.com/codex/enterprise/managed-configuration";
+
+const GATEWAY_SCOPES: ScopeSet = ScopeSet {
+    user: true,
+    project: false,
+    managed: true,
+};
 
 /// Codex CLI.
 pub static CODEX: ToolDescriptor = ToolDescriptor {
@@ -22,12 +29,14 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/codex/managed_config.toml", format: SettingsFormat::Toml },
     ],
     mechanisms: Mechanisms {
+        // A trusted project's .codex/config.toml cannot select model_provider.
         model_gateway_base_url: MechanismSupport::Native {
             edits: &[
-                edit(&["model_providers", "devint-gateway", "name"], ValueTemplate::Always(Literal::Str("devint gateway"))),
-                edit(&["model_providers", "devint-gateway", "base_url"], ValueTemplate::GatewayBaseUrl),
-                edit(&["model_providers", "devint-gateway", "env_key"], ValueTemplate::Always(Literal::Str("OPENAI_API_KEY"))),
-                edit(&["model_provider"], ValueTemplate::Always(Literal::Str("devint-gateway"))),
+                edit_in(GATEWAY_SCOPES, &["model_providers", "devint-gateway", "name"], ValueTemplate::Always(Literal::Str("devint gateway"))),
+                edit_in(GATEWAY_SCOPES, &["model_providers", "devint-gateway", "base_url"], ValueTemplate::GatewayBaseUrl),
+                edit_in(GATEWAY_SCOPES, &["model_providers", "devint-gateway", "wire_api"], ValueTemplate::Always(Literal::Str("responses"))),
+                edit_in(GATEWAY_SCOPES, &["model_providers", "devint-gateway", "env_key"], ValueTemplate::Always(Literal::Str("OPENAI_API_KEY"))),
+                edit_in(GATEWAY_SCOPES, &["model_provider"], ValueTemplate::Always(Literal::Str("devint-gateway"))),
             ],
         },
         http_proxy: MechanismSupport::Unsupported {
@@ -41,7 +50,7 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
             reason: "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own",
         },
         tool_action_approval: MechanismSupport::Native {
-            edits: &[edit(&["approval_policy"], ValueTemplate::WhenApprovalRequired(Literal::Str("untrusted")))],
+            edits: &[edit(&["approval_policy"], ValueTemplate::WhenApprovalRequired(Literal::Str("on-request")))],
         },
         managed_settings: MechanismSupport::Native { edits: &[] },
     },
@@ -54,20 +63,20 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
             CONFIG_DOC,
         ),
         supported(C::ModelPathInterception, CONFIG_DOC),
-        supported(C::ModelGatewayBaseUrl, CONFIG_DOC),
+        supported(C::ModelGatewayBaseUrl, REFERENCE_DOC),
         unsupported(
             C::HttpProxy,
             "Codex reads a proxy only from the HTTPS_PROXY environment of its launch; config.toml has no proxy key",
             CONFIG_DOC,
         ),
-        supported(C::Hooks, CONFIG_DOC),
+        supported(C::Hooks, REFERENCE_DOC),
         supported(C::McpDiscovery, CONFIG_DOC),
         unsupported(
             C::McpGovernance,
             "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own",
             CONFIG_DOC,
         ),
-        supported(C::ToolActionApproval, CONFIG_DOC),
+        supported(C::ToolActionApproval, REFERENCE_DOC),
         unsupported(
             C::NativeIdeUi,
             "Codex CLI is a terminal tool with no extension point for a third-party status or approval surface",
@@ -83,6 +92,10 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         ToolWarning {
             scopes: ScopeSet::PROJECT,
             text: "Codex loads a project's .codex/config.toml only after the project is marked trusted",
+        },
+        ToolWarning {
+            scopes: ScopeSet::MANAGED,
+            text: "/etc/codex/managed_config.toml holds defaults Codex reapplies at each start, which users can change in a session; enforced constraints live in /etc/codex/requirements.toml, which this adapter does not write",
         },
         ToolWarning {
             scopes: ScopeSet::ALL,
