@@ -19,6 +19,7 @@ mod github_copilot;
 mod goose;
 mod kiro;
 mod opencode;
+mod pi;
 mod qwen_code;
 mod roo_code;
 mod windsurf;
@@ -45,4 +46,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &kiro::KIRO,
     &zed::ZED,
     &factory_droid::FACTORY_DROID,
+    &pi::PI,
 ];
