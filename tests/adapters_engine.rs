@@ -480,3 +480,53 @@ fn adapter_ceiling_follows_what_is_supported() {
     );
     assert_eq!(AdapterCeiling::L3Native.token(), "l3_native");
 }
+
+#[test]
+fn no_rendered_edit_path_is_a_prefix_of_another() {
+    // A prefix would make one edit overwrite another in the same file.
+    for tool in all() {
+        for file in tool.settings {
+            let r = render(
+                tool,
+                &full_intent(),
+                file.scope,
+                Path::new(HOME),
+                Some(Path::new(PROJECT)),
+            )
+            .unwrap();
+            for (i, a) in r.edits.iter().enumerate() {
+                for (j, b) in r.edits.iter().enumerate() {
+                    if i != j {
+                        assert!(
+                            !b.path.starts_with(&a.path),
+                            "{} {}: {:?} clobbers {:?}",
+                            tool.id,
+                            file.scope.token(),
+                            a.path,
+                            b.path
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn list_tools_reports_every_tool_with_twelve_capabilities_in_a_sandbox() {
+    let home = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+    let listings = devint::adapters::list_tools("/nonexistent", home.path());
+    assert_eq!(listings.len(), all().len());
+    for l in &listings {
+        assert!(
+            !l.detected.present,
+            "{} found in an empty sandbox",
+            l.tool_id
+        );
+        assert_eq!(l.detected.compatibility, Compatibility::Unknown);
+        assert_eq!(l.capabilities.len(), 12, "{}", l.tool_id);
+    }
+    // Undetected Cursor: its version-gated hooks resolve to absent, so no enforcement.
+    let cursor = listings.iter().find(|l| l.tool_id == "cursor").unwrap();
+    assert_eq!(cursor.adapter_ceiling, AdapterCeiling::L0Discover);
+}

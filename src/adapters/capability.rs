@@ -110,3 +110,41 @@ pub fn adapter_ceiling(resolved: &[ResolvedCapability]) -> AdapterCeiling {
         AdapterCeiling::L0Discover
     }
 }
+
+/// One tool as `list_tools` reports it (the content of a `ToolSummary`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolListing {
+    /// Tool id.
+    pub tool_id: &'static str,
+    /// Display name.
+    pub display_name: &'static str,
+    /// What detection found.
+    pub detected: Detected,
+    /// All twelve capabilities, resolved, in spec order.
+    pub capabilities: Vec<ResolvedCapability>,
+    /// The adapter ceiling derived from them.
+    pub adapter_ceiling: AdapterCeiling,
+}
+
+/// Resolves one descriptor against what detection found for it.
+pub fn listing(descriptor: &'static ToolDescriptor, detected: Detected) -> ToolListing {
+    let capabilities = resolve(descriptor, &detected);
+    let adapter_ceiling = adapter_ceiling(&capabilities);
+    ToolListing {
+        tool_id: descriptor.id,
+        display_name: descriptor.display_name,
+        detected,
+        capabilities,
+        adapter_ceiling,
+    }
+}
+
+/// Detects and resolves every registered tool, using `path_env` and `home` (never the
+/// process environment). Runs version commands, so it can take up to the detection
+/// timeout per tool; call it off any latency-sensitive thread.
+pub fn list_tools(path_env: &str, home: &std::path::Path) -> Vec<ToolListing> {
+    super::all()
+        .iter()
+        .map(|t| listing(t, super::detect::detect(t, path_env, home)))
+        .collect()
+}

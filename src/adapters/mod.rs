@@ -27,7 +27,9 @@ pub mod table;
 pub mod tools;
 pub mod vocabulary;
 
-pub use capability::{adapter_ceiling, resolve, ResolvedCapability};
+pub use capability::{
+    adapter_ceiling, list_tools, listing, resolve, ResolvedCapability, ToolListing,
+};
 pub use descriptor::{
     CapabilityRow, DeclaredSupport, Detection, Mechanism, MechanismSupport, SettingsFile,
     SettingsFormat, ToolDescriptor,
