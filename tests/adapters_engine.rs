@@ -6,8 +6,8 @@ use std::path::Path;
 use devint::adapters::descriptor::{Mechanism, MechanismSupport};
 use devint::adapters::{
     adapter_ceiling, all, find, render, resolve, ActionKind, AdapterCeiling, Capability,
-    Compatibility, Detected, IntegrationIntent, MechanismOutcome, RenderError, SettingsScope,
-    SupportToken,
+    Compatibility, Detected, EditMode, IntegrationIntent, MechanismOutcome, RenderError,
+    SettingsScope, SupportToken,
 };
 use serde_json::json;
 
@@ -219,6 +219,10 @@ fn claude_code_user_scope_renders_its_documented_keys() {
         json!([{ "matcher": "*", "hooks": [{ "type": "command", "command": "/opt/devint/bin/devint-hook" }] }])
     );
     assert_eq!(hook.action_kind, ActionKind::InstallHook);
+    // The user's own PreToolUse hooks and deny rules stay: ours are appended.
+    assert_eq!(hook.mode, EditMode::AppendToList);
+    assert_eq!(get(&["permissions", "deny"]).mode, EditMode::AppendToList);
+    assert_eq!(base.mode, EditMode::Replace);
     let mcp = get(&["deniedMcpServers"]);
     assert_eq!(
         mcp.value,
@@ -479,6 +483,38 @@ fn adapter_ceiling_follows_what_is_supported() {
         AdapterCeiling::L0Discover
     );
     assert_eq!(AdapterCeiling::L3Native.token(), "l3_native");
+}
+
+#[test]
+fn every_list_valued_edit_appends_and_never_replaces_a_users_list() {
+    for tool in all() {
+        for file in tool.settings {
+            let r = render(
+                tool,
+                &full_intent(),
+                file.scope,
+                Path::new(HOME),
+                Some(Path::new(PROJECT)),
+            )
+            .unwrap();
+            for e in &r.edits {
+                if e.mode == EditMode::AppendToList {
+                    assert!(e.value.is_array(), "{} {:?}", tool.id, e.path);
+                }
+                let is_deny_or_hook_list = e.value.is_array()
+                    && matches!(
+                        e.action_kind,
+                        ActionKind::InstallHook
+                            | ActionKind::ConfigureMcpServers
+                            | ActionKind::WriteManagedSettings
+                    );
+                // Codex notify is an argv, not a list of entries: the only replaced array.
+                if is_deny_or_hook_list && e.path != ["notify"].map(String::from) {
+                    assert_eq!(e.mode, EditMode::AppendToList, "{} {:?}", tool.id, e.path);
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -50,13 +50,26 @@ impl IntegrationIntent {
     }
 }
 
+/// How an edit combines with what the user already has at its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EditMode {
+    /// Set the value at the path, displacing what was there (restored on removal).
+    Replace,
+    /// The value is a list: add each element to the list at the path (creating it if
+    /// missing), keeping the user's own elements; removal takes out only these elements.
+    /// Used for hook lists and deny lists, so integrating never drops a user's own entry.
+    AppendToList,
+}
+
 /// One key to set in the settings document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyEdit {
     /// Key path from the document root (a segment may contain dots).
     pub path: Vec<String>,
-    /// The value to set at that path (replacing whatever is there).
+    /// The value to set at that path (see `mode`).
     pub value: Value,
+    /// How the value combines with the user's existing value.
+    pub mode: EditMode,
     /// The capability this edit realises.
     pub capability: Capability,
     /// The plan step kind (spec §4 `StepView.action_kind`).
@@ -243,16 +256,19 @@ fn render_mechanism(
     if !matches!(outcome, MechanismOutcome::Unsupported { .. }) {
         let action_kind = action_kind(mechanism);
         let mut used = Inputs::default();
-        let edits: Vec<KeyEdit> = in_scope
-            .into_iter()
-            .flat_map(|t| fill(t, intent, &mut used))
-            .map(|(path, value)| KeyEdit {
-                path,
-                value,
-                capability,
-                action_kind,
-            })
-            .collect();
+        let mut edits = Vec::new();
+        for template in in_scope {
+            let mode = edit_mode(template.value);
+            for (path, value) in fill(template, intent, &mut used) {
+                edits.push(KeyEdit {
+                    path,
+                    value,
+                    mode,
+                    capability,
+                    action_kind,
+                });
+            }
+        }
         if edits.is_empty() && mechanism != Mechanism::ManagedSettings {
             outcome = MechanismOutcome::Unsupported {
                 reason: format!(
@@ -283,6 +299,24 @@ pub const fn action_kind(mechanism: Mechanism) -> ActionKind {
         Mechanism::ToolActionApproval | Mechanism::ManagedSettings => {
             ActionKind::WriteManagedSettings
         }
+    }
+}
+
+/// Lists the user may already populate are appended to, never replaced.
+pub const fn edit_mode(value: ValueTemplate) -> EditMode {
+    match value {
+        ValueTemplate::HookMatcherGroup { .. }
+        | ValueTemplate::HookCommandList
+        | ValueTemplate::McpDenyNames
+        | ValueTemplate::McpDenyServerObjects
+        | ValueTemplate::DenyPatterns => EditMode::AppendToList,
+        ValueTemplate::GatewayBaseUrl
+        | ValueTemplate::ProxyUrl
+        | ValueTemplate::HookCommand
+        | ValueTemplate::HookArgv
+        | ValueTemplate::PerDenyPattern(_)
+        | ValueTemplate::WhenApprovalRequired(_)
+        | ValueTemplate::Always(_) => EditMode::Replace,
     }
 }
 

@@ -36,7 +36,7 @@ pub use descriptor::{
 };
 pub use detect::{detect, detect_with_timeout, Detected};
 pub use engine::{
-    render, IntegrationIntent, KeyEdit, MechanismOutcome, MechanismReport, RenderError,
+    render, EditMode, IntegrationIntent, KeyEdit, MechanismOutcome, MechanismReport, RenderError,
     RenderedIntegration,
 };
 pub use table::capability_table_markdown;

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::descriptor::{
     DeclaredSupport, Mechanism, MechanismSupport, PathBase, ToolDescriptor, ValueTemplate,
 };
+use super::engine::{edit_mode, EditMode};
 use super::vocabulary::Capability;
 
 /// `docs/tools.md`, generated from every registered descriptor.
@@ -113,7 +114,11 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
                     k.push_str(" › <pattern>");
                 }
                 let scopes: Vec<&str> = e.scopes.scopes().map(|s| s.token()).collect();
-                format!("`{k}` ({})", scopes.join("/"))
+                let mode = match edit_mode(e.value) {
+                    EditMode::AppendToList => "append, ",
+                    EditMode::Replace => "",
+                };
+                format!("`{k}` ({mode}{})", scopes.join("/"))
             })
             .collect();
         let _ = writeln!(

@@ -44,7 +44,7 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         },
         hooks: MechanismSupport::Adapted {
             edits: &[edit(&["notify"], ValueTemplate::HookArgv)],
-            how: "installed as the notify program, which Codex runs after each agent turn: it observes but cannot block a tool call",
+            how: "installed as the notify program, which Codex runs after each agent turn: it observes but cannot block a tool call, and it replaces any notify program already set (restored on removal)",
         },
         mcp_governance: MechanismSupport::Unsupported {
             reason: "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own",
