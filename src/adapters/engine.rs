@@ -217,76 +217,81 @@ fn render_mechanism(
     out: &mut RenderedIntegration,
 ) {
     let capability = mechanism.capability();
+    let outcome = match render_edits(descriptor, mechanism, intent, scope) {
+        Ok((outcome, edits, warnings)) => {
+            out.edits.extend(edits);
+            out.warnings.extend(warnings);
+            outcome
+        }
+        // Surfaced at plan time in the plan's `unsupported` list, never a run-time failure.
+        Err(reason) => MechanismOutcome::Unsupported { reason },
+    };
+    out.reports.push(MechanismReport {
+        capability,
+        outcome,
+    });
+}
+
+/// The outcome, edits and warnings for one requested mechanism, or the user-facing reason
+/// it cannot be rendered at this scope.
+fn render_edits(
+    descriptor: &ToolDescriptor,
+    mechanism: Mechanism,
+    intent: &IntegrationIntent,
+    scope: SettingsScope,
+) -> Result<(MechanismOutcome, Vec<KeyEdit>, Vec<String>), String> {
+    let name = descriptor.display_name;
+    let capability = mechanism.capability();
     let support = descriptor.mechanisms.get(mechanism);
     let outcome = match support {
-        MechanismSupport::Unsupported { reason } => MechanismOutcome::Unsupported {
-            reason: (*reason).to_owned(),
-        },
+        MechanismSupport::Unsupported { reason } => return Err((*reason).to_owned()),
         MechanismSupport::Native { .. } => MechanismOutcome::Native,
         MechanismSupport::Adapted { how, .. } => MechanismOutcome::Adapted {
             how: (*how).to_owned(),
         },
     };
+    if mechanism == Mechanism::ManagedSettings {
+        // Honouring the managed file is the whole mechanism; its keys come from the others.
+        return Ok((outcome, Vec::new(), Vec::new()));
+    }
     let templates = support.edits();
-    let in_scope: Vec<&EditTemplate> = templates
-        .iter()
-        .filter(|t| t.scopes.contains(scope))
-        .collect();
-    let outcome =
-        if support.is_available() && mechanism != Mechanism::ManagedSettings && in_scope.is_empty()
-        {
-            let scopes: Vec<&str> = SettingsScope::ALL
-                .into_iter()
-                .filter(|s| templates.iter().any(|t| t.scopes.contains(*s)))
-                .map(SettingsScope::token)
-                .collect();
-            MechanismOutcome::Unsupported {
-                reason: format!(
-                    "{} reads {} only from its {} settings, not from {} settings",
-                    descriptor.display_name,
-                    capability.token(),
-                    scopes.join(" or "),
-                    scope.token()
-                ),
-            }
-        } else {
-            outcome
-        };
-    let mut outcome = outcome;
-    if !matches!(outcome, MechanismOutcome::Unsupported { .. }) {
-        let action_kind = action_kind(mechanism);
-        let mut used = Inputs::default();
-        let mut edits = Vec::new();
-        for template in in_scope {
-            let mode = edit_mode(template.value);
-            for (path, value) in fill(template, intent, &mut used) {
-                edits.push(KeyEdit {
-                    path,
-                    value,
-                    mode,
-                    capability,
-                    action_kind,
-                });
-            }
-        }
-        if edits.is_empty() && mechanism != Mechanism::ManagedSettings {
-            outcome = MechanismOutcome::Unsupported {
-                reason: format!(
-                    "{} has no {} settings key for what this profile asks of {}",
-                    descriptor.display_name,
-                    scope.token(),
-                    capability.token()
-                ),
-            };
-        } else {
-            warn_unrendered(descriptor, mechanism, intent, &used, &mut out.warnings);
-            out.edits.extend(edits);
+    if !templates.iter().any(|t| t.scopes.contains(scope)) {
+        let honoured: Vec<&str> = SettingsScope::ALL
+            .into_iter()
+            .filter(|s| templates.iter().any(|t| t.scopes.contains(*s)))
+            .map(SettingsScope::token)
+            .collect();
+        return Err(format!(
+            "{name} reads {} only from its {} settings, not from {} settings",
+            capability.token(),
+            honoured.join(" or "),
+            scope.token()
+        ));
+    }
+    let action_kind = action_kind(mechanism);
+    let mut used = Inputs::default();
+    let mut edits = Vec::new();
+    for template in templates.iter().filter(|t| t.scopes.contains(scope)) {
+        let mode = edit_mode(template.value);
+        for (path, value) in fill(template, intent, &mut used) {
+            edits.push(KeyEdit {
+                path,
+                value,
+                mode,
+                capability,
+                action_kind,
+            });
         }
     }
-    out.reports.push(MechanismReport {
-        capability,
-        outcome,
-    });
+    if edits.is_empty() {
+        return Err(format!(
+            "{name} has no {} settings key for what this profile asks of {}",
+            scope.token(),
+            capability.token()
+        ));
+    }
+    let warnings = unrendered_warnings(descriptor, mechanism, intent, &used);
+    Ok((outcome, edits, warnings))
 }
 
 /// The plan step kind for each mechanism's edits.
@@ -394,15 +399,15 @@ fn fill(
     }
 }
 
-fn warn_unrendered(
+fn unrendered_warnings(
     descriptor: &ToolDescriptor,
     mechanism: Mechanism,
     intent: &IntegrationIntent,
     used: &Inputs,
-    warnings: &mut Vec<String>,
-) {
+) -> Vec<String> {
+    let mut warnings = Vec::new();
     if mechanism != Mechanism::ToolActionApproval {
-        return;
+        return warnings;
     }
     let name = descriptor.display_name;
     if !intent.deny_tool_patterns.is_empty() && !used.deny_patterns {
@@ -416,4 +421,5 @@ fn warn_unrendered(
             "{name} has no settings key that forces approval at this scope; approval keeps the tool's default"
         ));
     }
+    warnings
 }

@@ -23,7 +23,9 @@ pub fn capability_table_markdown() -> String {
     md.push_str(
         "Declared support per tool and capability (spec §4 order). `yes` = supported, \
          `no` = unsupported (reason below), `>= x.y.z` = requires that version. \
-         What a host actually gets is resolved against the detected version at `list_tools` time.\n\n",
+         What a host actually gets is resolved against the detected version at `list_tools` time. \
+         Settings paths are the Linux locations; `append` keys add devint's entries to the \
+         user's list instead of replacing it.\n\n",
     );
     md.push_str("| tool |");
     for c in Capability::ALL {
