@@ -34,8 +34,9 @@ pub static FACTORY_DROID: ToolDescriptor = ToolDescriptor {
             edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookMatcherGroup { matcher: "*" })],
         },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
-        tool_action_approval: MechanismSupport::Native {
+        tool_action_approval: MechanismSupport::Adapted {
             edits: &[edit(&["commandDenylist"], ValueTemplate::DenyPatterns)],
+            how: "deny patterns go to commandDenylist: in user and project settings Droid then always asks before those commands; only org-managed settings deny them outright",
         },
         managed_settings: MechanismSupport::Native { edits: &[] },
     },

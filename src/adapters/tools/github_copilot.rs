@@ -36,7 +36,7 @@ pub static GITHUB_COPILOT: ToolDescriptor = ToolDescriptor {
         },
         tool_action_approval: MechanismSupport::Native {
             edits: &[edit(
-                &["chat.tools.autoApprove"],
+                &["chat.tools.global.autoApprove"],
                 ValueTemplate::WhenApprovalRequired(Literal::Bool(false)),
             )],
         },
