@@ -1,1 +1,55 @@
-//! `adapters` — placeholder; filled by its issue.
+//! `adapters` — tool knowledge as data, and the one engine that renders it (the a4aa idea).
+//!
+//! Each AI coding tool is one small `static` [`ToolDescriptor`] under `tools/`: how to
+//! detect it, which settings file it reads at each scope, where each governance mechanism
+//! lives (or why it cannot), and all twelve capabilities with the public source each was
+//! checked against. Adding a tool is a new descriptor and a registry line; nothing else
+//! changes.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`vocabulary`] | the spec §4 tokens: capabilities, support, ceilings, scopes, action kinds |
+//! | [`descriptor`] | the descriptor types and the `const` helpers descriptors are written with |
+//! | [`detect`] | binary / extension detection and version compatibility (the only IO here) |
+//! | [`capability`] | declared × detected → `CapabilityView` support and the adapter ceiling |
+//! | [`engine`] | (descriptor, intent, scope) → key edits plus a per-mechanism report |
+//! | [`table`] | the generated `docs/tools.md` |
+//!
+//! This module must never load adapters dynamically or register them implicitly (ADR
+//! forbidden design 8): the registry is the literal list in [`all`]. It must never write
+//! settings files either: the lifecycle backend applies what the engine renders.
+
+pub mod capability;
+pub mod descriptor;
+pub mod detect;
+pub mod engine;
+pub mod table;
+pub mod tools;
+pub mod vocabulary;
+
+pub use capability::{
+    adapter_ceiling, list_tools, listing, resolve, ResolvedCapability, ToolListing,
+};
+pub use descriptor::{
+    CapabilityRow, DeclaredSupport, Detection, Mechanism, MechanismSupport, SettingsFile,
+    SettingsFormat, ToolDescriptor,
+};
+pub use detect::{detect, detect_with_timeout, Detected};
+pub use engine::{
+    render, EditMode, IntegrationIntent, KeyEdit, MechanismOutcome, MechanismReport, RenderError,
+    RenderedIntegration,
+};
+pub use table::capability_table_markdown;
+pub use vocabulary::{
+    ActionKind, AdapterCeiling, Capability, Compatibility, SettingsScope, SupportToken,
+};
+
+/// Every tool this build knows, in a fixed order (linked at build time).
+pub fn all() -> &'static [&'static ToolDescriptor] {
+    tools::ALL
+}
+
+/// The descriptor with this exact id, if any.
+pub fn find(id: &str) -> Option<&'static ToolDescriptor> {
+    all().iter().copied().find(|t| t.id == id)
+}

@@ -199,6 +199,17 @@ fn optional_id<T>(
 }
 
 impl VerbCall {
+    /// Only the request's tool, for a session that checks the token's tool scope before
+    /// the tool is known and the arguments are read (spec §6 order): `None` for
+    /// `list_tools`, the typed tool otherwise.
+    pub fn requested_tool(verb: Verb, req: &pb::Request) -> Result<Option<ToolId>, CallError> {
+        if verb.rule().tool_scoped {
+            tool(verb, req).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
     /// Read the typed call from a request whose verb the session already resolved to
     /// `verb` (spec §6 step 1). Argument messages of other verbs are ignored; `list_tools`
     /// ignores `tool_id`.
@@ -479,6 +490,7 @@ impl VerbResult {
             verb: self.verb().to_wire() as i32,
             ..pb::Response::default()
         };
+        // spec §6: exactly one view is set, the one for the verb.
         match &self {
             VerbResult::ListTools(v) => r.tool_list = Some(v.to_wire(version)),
             VerbResult::Plan(v) => r.plan = Some(v.to_wire(version)),
@@ -501,6 +513,7 @@ impl VerbResult {
         resp: &pb::Response,
         version: u32,
     ) -> Result<VerbResult, ResponseError> {
+        // spec §6: `Response.verb` echoes the request; exactly one view is set.
         if resp.verb != verb.to_wire() as i32 {
             return Err(ResponseError::VerbMismatch {
                 expected: verb,

@@ -30,6 +30,31 @@
 use std::borrow::Cow;
 
 /// One line of checked free text for the wire (see the module doc for what is refused).
+///
+/// There is no conversion from a raw string:
+///
+/// ```compile_fail,E0277
+/// let s: devint::verbs::Sentence = String::from("free text").into();
+/// ```
+///
+/// so a view's text field cannot be filled with one either:
+///
+/// ```compile_fail,E0308
+/// use devint::verbs::{CapabilityName, UnsupportedMechanismView};
+/// let v = UnsupportedMechanismView {
+///     capability: CapabilityName::Hooks,
+///     reason: String::from("whatever the backend had in hand"),
+/// };
+/// ```
+///
+/// The checked way:
+///
+/// ```
+/// use devint::verbs::{CapabilityName, Sentence, UnsupportedMechanismView};
+/// let (reason, refusal) = Sentence::or_placeholder("hooks need Claude Code 1.0.38 or later");
+/// assert!(refusal.is_none());
+/// let v = UnsupportedMechanismView { capability: CapabilityName::Hooks, reason };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sentence(Cow<'static, str>);
 

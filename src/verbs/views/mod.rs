@@ -2,7 +2,7 @@
 //!
 //! This folder owns one file per view family and the version-gated conversion of each view
 //! to and from its `pb` message. Every field is typed: a vocabulary enum, a validated
-//! identifier ([`ids`]), a [`Sentence`] for free text, a number or a bool. No field can
+//! identifier ([`ToolId`], [`KeyName`], …), a [`Sentence`] for free text, a number or a bool. No field can
 //! carry a value, a policy document or a credential (ADR 0030 §5.5), and none may be added
 //! that could. A field added at DI-API version N is written only at N or above ([`POLICY_SINCE`],
 //! [`APPLY_OUTCOME_SINCE`]); parsing drops such a field below its version, so a typed view

@@ -1,0 +1,443 @@
+//! The tool descriptor: everything devint knows about one AI coding tool, as `&'static`
+//! data linked at build time.
+//!
+//! Owns the descriptor types only. Must never hold behaviour, perform IO, or be built at
+//! run time: descriptors are `static` tables (ADR forbidden design 8 rules out dynamic
+//! loading and inventory-style registration).
+
+use super::vocabulary::{Capability, SettingsScope};
+
+/// The date every capability row in this crate was last checked against its source.
+pub const CHECKED: &str = "2026-11-29";
+
+/// One AI coding tool, described as data.
+#[derive(Debug)]
+pub struct ToolDescriptor {
+    /// Kebab-case tool id (spec §4 "tool ids").
+    pub id: &'static str,
+    /// Name shown to people.
+    pub display_name: &'static str,
+    /// How to find the tool on this host.
+    pub detection: Detection,
+    /// The settings file for each scope the tool reads (at most one per scope).
+    pub settings: &'static [SettingsFile],
+    /// Where each governance mechanism lives, or why it cannot.
+    pub mechanisms: Mechanisms,
+    /// All twelve capabilities, in spec order (checked by a test).
+    pub capabilities: [CapabilityRow; 12],
+    /// Caveats surfaced in every plan for the scopes they name.
+    pub warnings: &'static [ToolWarning],
+}
+
+impl ToolDescriptor {
+    /// The settings file this tool reads at `scope`, if any.
+    pub fn settings_for(&self, scope: SettingsScope) -> Option<&'static SettingsFile> {
+        self.settings.iter().find(|s| s.scope == scope)
+    }
+
+    /// The declared row for `capability`, if the descriptor declares it.
+    pub fn capability(&self, capability: Capability) -> Option<&CapabilityRow> {
+        self.capabilities
+            .iter()
+            .find(|r| r.capability == capability)
+    }
+}
+
+/// How a tool is detected: a binary on `PATH`, or an editor extension's install directory.
+#[derive(Debug)]
+pub struct Detection {
+    /// Binary names looked up on `PATH`, first match wins.
+    pub binaries: &'static [&'static str],
+    /// Arguments that make the binary print its version.
+    pub version_args: &'static [&'static str],
+    /// The supported version range (a `semver::VersionReq`, checked by a test).
+    pub supported: &'static str,
+    /// Editor-extension install directories under `HOME`.
+    pub extensions: &'static [ExtensionDir],
+}
+
+/// An editor extension installed as `HOME/<parent>/<prefix><version>/`.
+#[derive(Debug)]
+pub struct ExtensionDir {
+    /// Directory under `HOME` that holds extensions, e.g. `.vscode/extensions`.
+    pub parent: &'static str,
+    /// Directory-name prefix before the version, e.g. `github.copilot-chat-`.
+    pub prefix: &'static str,
+}
+
+/// What a settings path is relative to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathBase {
+    /// Relative to the user's `HOME`.
+    Home,
+    /// Relative to the project directory.
+    Project,
+    /// An absolute path (managed settings; writing it is a privileged host step).
+    Absolute,
+}
+
+/// The on-disk format of a settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SettingsFormat {
+    /// Strict JSON.
+    Json,
+    /// JSON with comments and trailing commas.
+    Jsonc,
+    /// TOML.
+    Toml,
+    /// YAML.
+    Yaml,
+}
+
+impl SettingsFormat {
+    /// A lowercase name for people and docs.
+    pub const fn token(self) -> &'static str {
+        match self {
+            SettingsFormat::Json => "json",
+            SettingsFormat::Jsonc => "jsonc",
+            SettingsFormat::Toml => "toml",
+            SettingsFormat::Yaml => "yaml",
+        }
+    }
+}
+
+/// One settings file a tool reads.
+#[derive(Debug, Clone, Copy)]
+pub struct SettingsFile {
+    /// The scope this file belongs to.
+    pub scope: SettingsScope,
+    /// What `path` is relative to.
+    pub base: PathBase,
+    /// The path template (relative unless `base` is `Absolute`).
+    pub path: &'static str,
+    /// The file's format.
+    pub format: SettingsFormat,
+}
+
+/// A set of settings scopes, as a `const`-friendly triple of flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScopeSet {
+    /// Includes `user`.
+    pub user: bool,
+    /// Includes `project`.
+    pub project: bool,
+    /// Includes `managed`.
+    pub managed: bool,
+}
+
+impl ScopeSet {
+    /// Every scope.
+    pub const ALL: ScopeSet = ScopeSet {
+        user: true,
+        project: true,
+        managed: true,
+    };
+    /// `user` and `project` only.
+    pub const USER_PROJECT: ScopeSet = ScopeSet {
+        user: true,
+        project: true,
+        managed: false,
+    };
+    /// `user` only.
+    pub const USER: ScopeSet = ScopeSet {
+        user: true,
+        project: false,
+        managed: false,
+    };
+    /// `project` only.
+    pub const PROJECT: ScopeSet = ScopeSet {
+        user: false,
+        project: true,
+        managed: false,
+    };
+    /// `managed` only.
+    pub const MANAGED: ScopeSet = ScopeSet {
+        user: false,
+        project: false,
+        managed: true,
+    };
+
+    /// Whether `scope` is in the set.
+    pub const fn contains(self, scope: SettingsScope) -> bool {
+        match scope {
+            SettingsScope::User => self.user,
+            SettingsScope::Project => self.project,
+            SettingsScope::Managed => self.managed,
+        }
+    }
+
+    /// The scopes in the set, in spec order.
+    pub fn scopes(self) -> impl Iterator<Item = SettingsScope> {
+        SettingsScope::ALL
+            .into_iter()
+            .filter(move |s| self.contains(*s))
+    }
+}
+
+/// The six governance mechanisms an integration can configure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mechanism {
+    /// Model traffic to the gateway's base URL.
+    ModelGatewayBaseUrl,
+    /// HTTP(S) proxy.
+    HttpProxy,
+    /// A hook command run before tool actions.
+    Hooks,
+    /// MCP server allow/deny.
+    McpGovernance,
+    /// Tool-action permissions and approval.
+    ToolActionApproval,
+    /// Administrator-managed settings file.
+    ManagedSettings,
+}
+
+impl Mechanism {
+    /// All six mechanisms, in capability order.
+    pub const ALL: [Mechanism; 6] = [
+        Mechanism::ManagedSettings,
+        Mechanism::ModelGatewayBaseUrl,
+        Mechanism::HttpProxy,
+        Mechanism::Hooks,
+        Mechanism::McpGovernance,
+        Mechanism::ToolActionApproval,
+    ];
+
+    /// The capability this mechanism realises.
+    pub const fn capability(self) -> Capability {
+        match self {
+            Mechanism::ModelGatewayBaseUrl => Capability::ModelGatewayBaseUrl,
+            Mechanism::HttpProxy => Capability::HttpProxy,
+            Mechanism::Hooks => Capability::Hooks,
+            Mechanism::McpGovernance => Capability::McpGovernance,
+            Mechanism::ToolActionApproval => Capability::ToolActionApproval,
+            Mechanism::ManagedSettings => Capability::ManagedSettings,
+        }
+    }
+}
+
+/// Per mechanism: where it lives in the tool's settings, or why it cannot.
+#[derive(Debug)]
+pub struct Mechanisms {
+    /// Model gateway base URL.
+    pub model_gateway_base_url: MechanismSupport,
+    /// HTTP(S) proxy.
+    pub http_proxy: MechanismSupport,
+    /// Hooks.
+    pub hooks: MechanismSupport,
+    /// MCP server allow/deny.
+    pub mcp_governance: MechanismSupport,
+    /// Tool-action approval and permissions.
+    pub tool_action_approval: MechanismSupport,
+    /// Managed settings: `Native` with no edits means "the managed file is honoured".
+    pub managed_settings: MechanismSupport,
+}
+
+impl Mechanisms {
+    /// The support declared for `mechanism`.
+    pub const fn get(&self, mechanism: Mechanism) -> &MechanismSupport {
+        match mechanism {
+            Mechanism::ModelGatewayBaseUrl => &self.model_gateway_base_url,
+            Mechanism::HttpProxy => &self.http_proxy,
+            Mechanism::Hooks => &self.hooks,
+            Mechanism::McpGovernance => &self.mcp_governance,
+            Mechanism::ToolActionApproval => &self.tool_action_approval,
+            Mechanism::ManagedSettings => &self.managed_settings,
+        }
+    }
+}
+
+/// How a tool supports one mechanism.
+#[derive(Debug)]
+pub enum MechanismSupport {
+    /// The tool has documented keys for it; the edits say which.
+    Native {
+        /// Key edits, each valid in some scopes.
+        edits: &'static [EditTemplate],
+    },
+    /// Realised through a neighbouring surface of the tool; `how` says which and what is lost.
+    Adapted {
+        /// Key edits, each valid in some scopes.
+        edits: &'static [EditTemplate],
+        /// A user-facing sentence: what surface is used and its limits.
+        how: &'static str,
+    },
+    /// Not available; `reason` is shown to the user at plan time.
+    Unsupported {
+        /// A user-facing sentence.
+        reason: &'static str,
+    },
+}
+
+impl MechanismSupport {
+    /// The edits, or an empty slice when unsupported.
+    pub const fn edits(&self) -> &'static [EditTemplate] {
+        match self {
+            MechanismSupport::Native { edits } | MechanismSupport::Adapted { edits, .. } => edits,
+            MechanismSupport::Unsupported { .. } => &[],
+        }
+    }
+
+    /// Whether the mechanism is available at all (native or adapted).
+    pub const fn is_available(&self) -> bool {
+        !matches!(self, MechanismSupport::Unsupported { .. })
+    }
+}
+
+/// One key the engine writes, as a path into the settings document and a value template.
+#[derive(Debug)]
+pub struct EditTemplate {
+    /// Scopes in which the tool honours this key.
+    pub scopes: ScopeSet,
+    /// Key path from the document root; a segment may itself contain dots (VS Code keys).
+    pub path: &'static [&'static str],
+    /// The value, filled from the integration intent.
+    pub value: ValueTemplate,
+}
+
+/// A constant value in a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Literal {
+    /// A string.
+    Str(&'static str),
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+}
+
+/// How an edit's value is made from the integration intent. An edit whose input is
+/// missing from the intent is skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueTemplate {
+    /// The gateway base URL, as a string.
+    GatewayBaseUrl,
+    /// The proxy URL, as a string.
+    ProxyUrl,
+    /// The hook command, as a string.
+    HookCommand,
+    /// The hook command as a one-element argv array: `["<command>"]`.
+    HookArgv,
+    /// A Claude-Code-style matcher group: `[{"matcher": m, "hooks": [{"type": "command", "command": c}]}]`.
+    HookMatcherGroup {
+        /// The tool-name matcher.
+        matcher: &'static str,
+    },
+    /// A list of command objects: `[{"command": c}]` (Cursor, Windsurf).
+    HookCommandList,
+    /// The denied MCP server names, as a list of strings.
+    McpDenyNames,
+    /// The denied MCP server names, as `[{"serverName": n}]` objects.
+    McpDenyServerObjects,
+    /// The denied tool patterns, as a list of strings.
+    DenyPatterns,
+    /// One edit per denied tool pattern at `path + [pattern]`, each set to the literal.
+    PerDenyPattern(Literal),
+    /// The literal, only when the intent requires approval.
+    WhenApprovalRequired(Literal),
+    /// The literal, whenever the mechanism is configured (e.g. a schema version key).
+    Always(Literal),
+}
+
+/// One capability as declared by a descriptor, with the source it was checked against.
+#[derive(Debug)]
+pub struct CapabilityRow {
+    /// Which capability.
+    pub capability: Capability,
+    /// The declared support.
+    pub support: DeclaredSupport,
+    /// Public documentation URL the row was checked against.
+    pub source: &'static str,
+    /// Date of the check (`YYYY-MM-DD`).
+    pub checked: &'static str,
+}
+
+/// Declared support for a capability (ADR §3.2); resolution against a host is separate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclaredSupport {
+    /// Supported at every version in the detection range.
+    Supported,
+    /// Not supported; the reason is user-facing.
+    Unsupported {
+        /// A user-facing sentence.
+        reason: &'static str,
+    },
+    /// Supported from `min` on (a semver string, checked by a test).
+    RequiresVersion {
+        /// Lowest version that supports it.
+        min: &'static str,
+    },
+}
+
+/// A caveat surfaced in plans for some scopes (e.g. folder trust).
+#[derive(Debug)]
+pub struct ToolWarning {
+    /// Scopes the warning applies to.
+    pub scopes: ScopeSet,
+    /// A user-facing sentence.
+    pub text: &'static str,
+}
+
+/// A `Supported` row checked today against `source`.
+pub const fn supported(capability: Capability, source: &'static str) -> CapabilityRow {
+    CapabilityRow {
+        capability,
+        support: DeclaredSupport::Supported,
+        source,
+        checked: CHECKED,
+    }
+}
+
+/// An `Unsupported` row with its user-facing reason.
+pub const fn unsupported(
+    capability: Capability,
+    reason: &'static str,
+    source: &'static str,
+) -> CapabilityRow {
+    CapabilityRow {
+        capability,
+        support: DeclaredSupport::Unsupported { reason },
+        source,
+        checked: CHECKED,
+    }
+}
+
+/// A `RequiresVersion` row.
+pub const fn requires(
+    capability: Capability,
+    min: &'static str,
+    source: &'static str,
+) -> CapabilityRow {
+    CapabilityRow {
+        capability,
+        support: DeclaredSupport::RequiresVersion { min },
+        source,
+        checked: CHECKED,
+    }
+}
+
+/// The `discovery` row every descriptor declares: detection is done by devint itself.
+pub const fn discovery(source: &'static str) -> CapabilityRow {
+    supported(Capability::Discovery, source)
+}
+
+/// An edit honoured in every scope.
+pub const fn edit(path: &'static [&'static str], value: ValueTemplate) -> EditTemplate {
+    EditTemplate {
+        scopes: ScopeSet::ALL,
+        path,
+        value,
+    }
+}
+
+/// An edit honoured only in `scopes`.
+pub const fn edit_in(
+    scopes: ScopeSet,
+    path: &'static [&'static str],
+    value: ValueTemplate,
+) -> EditTemplate {
+    EditTemplate {
+        scopes,
+        path,
+        value,
+    }
+}

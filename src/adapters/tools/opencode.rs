@@ -1,0 +1,66 @@
+//! OpenCode (sst): opencode.json (JSONC) at user and project scope.
+
+use crate::adapters::descriptor::*;
+use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+
+const CONFIG_DOC: &str = "https://opencode.ai/docs/config/";
+const PROVIDERS_DOC: &str = "https://opencode.ai/docs/providers/";
+const PERMISSIONS_DOC: &str = "https://opencode.ai/docs/permissions/";
+const MCP_DOC: &str = "https://opencode.ai/docs/mcp-servers/";
+const PLUGINS_DOC: &str = "https://opencode.ai/docs/plugins/";
+
+const NO_PROXY: &str = "OpenCode takes a proxy from the HTTPS_PROXY environment of its launch; opencode.json has no proxy key";
+const NO_HOOKS: &str =
+    "OpenCode hooks are JavaScript plugins, not settings keys; devint writes no plugin code";
+const NO_MCP: &str = "OpenCode has no MCP deny list; a server is disabled only inside its own mcp entry, which devint does not own";
+const NO_MANAGED: &str = "OpenCode documents no administrator-managed settings file";
+
+/// OpenCode.
+pub static OPENCODE: ToolDescriptor = ToolDescriptor {
+    id: "opencode",
+    display_name: "OpenCode",
+    detection: Detection {
+        binaries: &["opencode"],
+        version_args: &["--version"],
+        supported: ">=0.5.0",
+        extensions: &[],
+    },
+    settings: &[
+        SettingsFile { scope: S::User, base: PathBase::Home, path: ".config/opencode/opencode.json", format: SettingsFormat::Jsonc },
+        SettingsFile { scope: S::Project, base: PathBase::Project, path: "opencode.json", format: SettingsFormat::Jsonc },
+    ],
+    mechanisms: Mechanisms {
+        model_gateway_base_url: MechanismSupport::Adapted {
+            edits: &[edit(&["provider", "anthropic", "options", "baseURL"], ValueTemplate::GatewayBaseUrl)],
+            how: "set as the baseURL of the anthropic provider; models of other providers do not pass through the gateway",
+        },
+        http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
+        hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
+        mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
+        tool_action_approval: MechanismSupport::Native {
+            edits: &[
+                edit(&["permission", "bash"], ValueTemplate::PerDenyPattern(Literal::Str("deny"))),
+                edit(&["permission", "edit"], ValueTemplate::WhenApprovalRequired(Literal::Str("ask"))),
+            ],
+        },
+        managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
+    },
+    capabilities: [
+        discovery(CONFIG_DOC),
+        unsupported(C::ManagedSettings, NO_MANAGED, CONFIG_DOC),
+        unsupported(C::ManagedLaunch, "devint integrates OpenCode through opencode.json and builds no launch command", CONFIG_DOC),
+        supported(C::ModelPathInterception, PROVIDERS_DOC),
+        supported(C::ModelGatewayBaseUrl, PROVIDERS_DOC),
+        unsupported(C::HttpProxy, NO_PROXY, CONFIG_DOC),
+        unsupported(C::Hooks, NO_HOOKS, PLUGINS_DOC),
+        supported(C::McpDiscovery, MCP_DOC),
+        unsupported(C::McpGovernance, NO_MCP, MCP_DOC),
+        supported(C::ToolActionApproval, PERMISSIONS_DOC),
+        unsupported(C::NativeIdeUi, "OpenCode is a terminal tool with no extension point for a third-party status or approval surface", CONFIG_DOC),
+        unsupported(C::HostEnforcement, "OpenCode takes no proxy from its settings, so host controls cannot be wired through them", CONFIG_DOC),
+    ],
+    warnings: &[ToolWarning {
+        scopes: ScopeSet::ALL,
+        text: "OpenCode deny patterns are written as permission.bash rules; a permission.bash that is a single string must become an object first",
+    }],
+};
