@@ -1,1 +1,12 @@
-//! `client` — placeholder; filled by its issue.
+//! The tokio client shell: what a client author calls.
+//!
+//! `DevIntClient::connect` → [`NegotiatedClient`] (versions, degradation, provenance; no
+//! verbs) → `authorize(token)` → [`AuthorizedClient`] (one async method per verb). Every
+//! decision is the sans-IO [`crate::session::Client`]'s; this module owns the socket, the
+//! timeouts (connect, handshake, each call) and the token file loading.
+
+mod connection;
+mod error;
+
+pub use connection::{load_token, AuthorizedClient, ClientOptions, DevIntClient, NegotiatedClient};
+pub use error::{ClientIoError, Stage};

@@ -37,7 +37,8 @@ pub struct VerbRule {
     /// verb but `list_tools`).
     pub tool_scoped: bool,
     /// Whether the verb changes a tool's configuration (audited as a lifecycle mutation,
-    /// spec §10, and a privileged command for the provenance standing, spec §8).
+    /// spec §10). Not the same as "privileged" for the provenance standing (spec §8), which
+    /// also counts `verify`: see `provenance::is_privileged`.
     pub mutating: bool,
     /// The first DI-API version at which the verb exists (spec §5).
     pub first_version: u32,

@@ -1,0 +1,216 @@
+//! One connection's task: read frames, drive the session core, run authorised calls off
+//! the async worker threads, and write answers in request order.
+//!
+//! The reader and the writer are joined by a bounded FIFO of outgoing answers, so a client
+//! may pipeline up to `max_in_flight` requests; answers leave in the order the requests
+//! arrived even when a later call finishes first. This task makes no protocol decision:
+//! every decision is the session core's ([`AnyConnection`]).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::net::UnixStream;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tracing::Instrument;
+
+use crate::session::{denied, Answer, AnyConnection, DenialCause, ServerEnv, Step};
+use crate::wire::{encode, ClientToServer, Decoder, ServerFrame};
+
+use super::clock::unix_now;
+use super::runtime::Shared;
+
+/// What the writer sends next, in request order.
+// Moved once per frame and never stored in bulk; boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+enum Outgoing {
+    /// A frame ready now (`HelloAck`, `Denied`, `Incompatible`).
+    Ready(ServerFrame),
+    /// An authorised call running on the blocking pool.
+    Running {
+        request_id: u64,
+        verb: &'static str,
+        started: Instant,
+        call: JoinHandle<Answer>,
+    },
+}
+
+const READ_CHUNK: usize = 8 * 1024;
+
+pub(crate) async fn run_connection(
+    shared: Arc<Shared>,
+    stream: UnixStream,
+    conn: AnyConnection,
+    stop: watch::Receiver<bool>,
+) {
+    let meta = conn.meta();
+    let span = tracing::info_span!("connection", id = meta.id, peer_uid = meta.peer_uid);
+    drive(shared, stream, conn, stop).instrument(span).await
+}
+
+async fn drive(
+    shared: Arc<Shared>,
+    stream: UnixStream,
+    mut conn: AnyConnection,
+    mut stop: watch::Receiver<bool>,
+) {
+    let (mut reader, writer) = stream.into_split();
+    let (tx, rx) = mpsc::channel::<Outgoing>(shared.limits.max_in_flight.max(1));
+    let writer = tokio::spawn(write_in_order(Arc::clone(&shared), writer, rx));
+    let mut decoder = Decoder::<ClientToServer>::new();
+    let mut buf = vec![0u8; READ_CHUNK];
+    'read: loop {
+        let wait = if conn.version().is_some() {
+            shared.limits.idle_timeout
+        } else {
+            // spec §5 rule 8: no Hello within the handshake timeout → dropped, audited.
+            shared.limits.handshake_timeout
+        };
+        let read = tokio::select! {
+            r = tokio::time::timeout(wait, reader.read(&mut buf)) => r,
+            _ = stop.changed() => break 'read,
+            () = tx.closed() => break 'read,
+        };
+        let n = match read {
+            Err(_elapsed) => {
+                let step = conn.handle_timeout(unix_now());
+                process(&shared, step, &tx).await;
+                break 'read;
+            }
+            Ok(Ok(0)) | Ok(Err(_)) => break 'read,
+            Ok(Ok(n)) => n,
+        };
+        let mut input = &buf[..n];
+        loop {
+            let now = unix_now();
+            let step = match decoder.decode(&mut input) {
+                Ok(Some(frame)) => {
+                    let env = ServerEnv {
+                        resolver: &*shared.resolver,
+                        backend: &*shared.backend,
+                        core_version: &shared.core_version,
+                        provenance: &*shared.provenance,
+                    };
+                    conn.handle(frame, &env, now)
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    tracing::warn!(%error, "frame refused");
+                    conn.handle_frame_error(&error, now)
+                }
+            };
+            if !process(&shared, step, &tx).await {
+                break 'read;
+            }
+        }
+    }
+    drop(tx);
+    let _ = writer.await;
+}
+
+/// Act on one step of the session core; false when the connection must close.
+async fn process(shared: &Arc<Shared>, step: Step, tx: &mpsc::Sender<Outgoing>) -> bool {
+    match step {
+        Step::Reply {
+            frame,
+            audit,
+            close,
+        } => {
+            for event in &audit {
+                shared.record(event);
+            }
+            if let Some(frame) = frame {
+                if tx.send(Outgoing::Ready(frame)).await.is_err() {
+                    return false;
+                }
+            }
+            !close
+        }
+        Step::Dispatch(dispatch) => {
+            let request_id = dispatch.request_id();
+            let verb = dispatch.call().verb().token();
+            let backend = Arc::clone(&shared.backend);
+            let now = unix_now();
+            // A backend call may block (files, probes): never on the async worker threads.
+            let call = tokio::task::spawn_blocking(move || dispatch.run(&*backend, now));
+            let outgoing = Outgoing::Running {
+                request_id,
+                verb,
+                started: Instant::now(),
+                call,
+            };
+            tx.send(outgoing).await.is_ok()
+        }
+    }
+}
+
+async fn write_in_order(
+    shared: Arc<Shared>,
+    mut writer: OwnedWriteHalf,
+    mut rx: mpsc::Receiver<Outgoing>,
+) {
+    while let Some(outgoing) = rx.recv().await {
+        let frame = match outgoing {
+            Outgoing::Ready(frame) => frame,
+            Outgoing::Running {
+                request_id,
+                verb,
+                started,
+                call,
+            } => {
+                let answer = tokio::time::timeout(shared.limits.request_deadline, call).await;
+                let frame = match answer {
+                    Ok(Ok(answer)) => {
+                        for event in &answer.audit {
+                            shared.record(event);
+                        }
+                        answer.frame
+                    }
+                    Ok(Err(join_error)) => {
+                        tracing::error!(%join_error, request_id, verb, "backend call failed");
+                        ServerFrame::Denied(denied(request_id, &DenialCause::Internal))
+                    }
+                    Err(_elapsed) => {
+                        tracing::warn!(request_id, verb, "backend call passed its deadline");
+                        ServerFrame::Denied(denied(request_id, &DenialCause::Deadline))
+                    }
+                };
+                let outcome = match &frame {
+                    ServerFrame::Response(_) => "response",
+                    _ => "denied",
+                };
+                tracing::info!(
+                    request_id,
+                    verb,
+                    outcome,
+                    latency_us = started.elapsed().as_micros() as u64,
+                    "request answered"
+                );
+                frame
+            }
+        };
+        let bytes = match encode(&frame) {
+            Ok(b) => b,
+            Err(error) => {
+                tracing::error!(%error, "an answer could not be encoded; closing");
+                break;
+            }
+        };
+        // spec §2: a frame is written with a single write of the whole frame; a peer that
+        // stops reading is dropped after the write timeout.
+        match tokio::time::timeout(shared.limits.write_timeout, writer.write_all(&bytes)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "peer went away");
+                break;
+            }
+            Err(_) => {
+                tracing::warn!("write timed out: the peer stopped reading; closing");
+                break;
+            }
+        }
+    }
+    let _ = writer.shutdown().await;
+}

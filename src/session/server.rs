@@ -1,0 +1,506 @@
+//! The server side of a connection, in typestates.
+//!
+//! ```text
+//!                    PeerVerified (minted by transport's peer-credential check)
+//!                         │
+//!                         ▼
+//!            Connection<Unauthenticated> ──Request first──▶ Denied{0, PROTOCOL_VIOLATION}, closed
+//!                         │ Hello
+//!          ┌──────────────┴───────────────┐
+//!          ▼                              ▼
+//!   Incompatible, closed     Connection<Negotiated> ◀──────────── answer / into_dispatch
+//!                                │ Request (spec §6 checks, token resolved now)   ▲
+//!                 ┌──────────────┼─────────────────────────┐                    │
+//!                 ▼              ▼                         ▼                    │
+//!     Denied, still       second Hello:             Connection<Authorized> ─────┘
+//!     Negotiated          Denied{0, PROTOCOL_VIOLATION},   (only state that reaches
+//!                         audited, closed                  the backend)
+//! ```
+//!
+//! Inputs are decoded frames and `now`; outputs are frames to send and audit events. The
+//! only IO is what the injected [`TokenResolver`] and [`Lifecycle`] do.
+
+use crate::audit::{AuditEvent, AuditKind, MutationOutcome, MutationVerb, NegotiationFailure};
+use crate::auth::{Grant, ResolveError};
+use crate::lifecycle::{Lifecycle, LifecycleError};
+use crate::negotiate::{self, Agreement, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE};
+use crate::transport::PeerVerified;
+use crate::verbs::{ApplyMutation, ToolId, Verb, VerbCall, VerbResult};
+use crate::wire::{pb, ServerFrame};
+
+use super::authorization::Authorization;
+use super::denial::{denied, DenialCause};
+
+/// Resolves a request's token against the enrolment book *now* (so revocation is
+/// immediate). Implemented by the book types of [`crate::auth`].
+pub trait TokenResolver: Send + Sync {
+    /// Resolve `token` for `verb` on `tool` at `now` (spec §6 steps 2–4).
+    fn resolve(&self, token: &str, verb: Verb, tool: &str, now: u64)
+        -> Result<Grant, ResolveError>;
+}
+
+impl TokenResolver for crate::auth::SharedBook {
+    fn resolve(
+        &self,
+        token: &str,
+        verb: Verb,
+        tool: &str,
+        now: u64,
+    ) -> Result<Grant, ResolveError> {
+        crate::auth::SharedBook::resolve(self, token, verb, tool, now)
+    }
+}
+
+/// Who a connection is: the server's id for it and the peer's verified uid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionMeta {
+    /// The server's id for the connection (audit, tracing).
+    pub id: u64,
+    /// The peer's uid, as the OS reported it.
+    pub peer_uid: u32,
+}
+
+/// A server-side connection in state `S`.
+#[derive(Debug)]
+pub struct Connection<S> {
+    meta: ConnectionMeta,
+    state: S,
+}
+
+/// Before `Hello`: the OS layer has passed, nothing else has.
+#[derive(Debug)]
+pub struct Unauthenticated {
+    _peer: PeerVerified,
+}
+
+/// After `HelloAck`: the version is fixed for the connection.
+#[derive(Debug)]
+pub struct Negotiated {
+    agreement: Agreement,
+}
+
+/// One request passed every spec §6 check; the backend can be reached.
+#[derive(Debug)]
+pub struct Authorized {
+    agreement: Agreement,
+    dispatch: Dispatch,
+}
+
+/// The connection is over: what to send last and what to audit.
+#[derive(Debug)]
+pub struct Closing {
+    /// The last frame to send, if any.
+    pub reply: Option<ServerFrame>,
+    /// The audit record of why.
+    pub audit: Option<AuditEvent>,
+}
+
+/// The outcome of the first frame.
+// Moved once per frame and never stored in bulk; boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Handshake {
+    /// `HelloAck` sent; the connection is negotiated.
+    Negotiated {
+        /// The connection, now negotiated.
+        conn: Connection<Negotiated>,
+        /// The acknowledgement to send.
+        ack: pb::HelloAck,
+    },
+    /// `Incompatible` (or a protocol violation): send and close.
+    Closed(Closing),
+}
+
+/// The outcome of a request on a negotiated connection.
+#[derive(Debug)]
+pub enum Admission {
+    /// Every check passed.
+    Authorized(Connection<Authorized>),
+    /// A check failed: send `denied`; the connection stays negotiated.
+    Denied {
+        /// The connection, still negotiated.
+        conn: Connection<Negotiated>,
+        /// The denial to send.
+        denied: pb::Denied,
+        /// The audit record, for the failures spec §10 audits.
+        audit: Option<AuditEvent>,
+    },
+}
+
+/// An authorised call detached from its connection, so a shell can run it off its async
+/// threads while the connection reads the next request. Holds the proof the backend needs.
+#[derive(Debug)]
+pub struct Dispatch {
+    meta: ConnectionMeta,
+    authorization: Authorization,
+    call: VerbCall,
+}
+
+/// What answering a call produced.
+#[derive(Debug)]
+pub struct Answer {
+    /// `Response` or `Denied`.
+    pub frame: ServerFrame,
+    /// Audit records (lifecycle mutations; refused sentences).
+    pub audit: Vec<AuditEvent>,
+}
+
+impl<S> Connection<S> {
+    /// The connection's id and peer uid.
+    pub fn meta(&self) -> ConnectionMeta {
+        self.meta
+    }
+
+    fn audit(&self, now: u64, kind: AuditKind) -> AuditEvent {
+        AuditEvent::new(now, kind)
+            .with_connection(self.meta.id)
+            .with_peer_uid(self.meta.peer_uid)
+    }
+}
+
+impl Connection<Unauthenticated> {
+    /// A new connection whose peer passed the OS check (spec §1: peer uid checked at
+    /// accept, before any byte is read). There is no other constructor.
+    pub fn new(peer: PeerVerified, id: u64) -> Connection<Unauthenticated> {
+        Connection {
+            meta: ConnectionMeta {
+                id,
+                peer_uid: peer.uid(),
+            },
+            state: Unauthenticated { _peer: peer },
+        }
+    }
+
+    /// The one transition: negotiate on `hello` (spec §5). `provenance` is evaluated only
+    /// when the negotiated version carries it (spec §8: present iff version ≥ 4).
+    pub fn handle_hello(
+        self,
+        hello: &pb::Hello,
+        core_version: &str,
+        provenance: impl FnOnce() -> pb::RuntimeProvenance,
+        now: u64,
+    ) -> Handshake {
+        match negotiate::negotiate(&hello.di_api_versions, &hello.lifecycle_schema_versions) {
+            Ok(agreement) => {
+                let version = agreement.version();
+                let ack = pb::HelloAck {
+                    outcome: agreement.outcome().to_wire() as i32,
+                    di_api_version: version,
+                    core_version: core_version.to_owned(),
+                    lifecycle_schema_version: negotiate::LIFECYCLE_SCHEMA_VERSION,
+                    min_supported: MIN_SUPPORTED,
+                    max_supported: MAX_SUPPORTED,
+                    unavailable_verbs: agreement
+                        .unavailable_verbs()
+                        .iter()
+                        .map(|v| v.token().to_owned())
+                        .collect(),
+                    degraded_reason: agreement.degraded_reason(),
+                    remediation: agreement.remediation(),
+                    // spec §8: provenance is present iff the negotiated version is ≥ 4.
+                    provenance: (version >= PROVENANCE_SINCE).then(provenance),
+                };
+                Handshake::Negotiated {
+                    conn: Connection {
+                        meta: self.meta,
+                        state: Negotiated { agreement },
+                    },
+                    ack,
+                }
+            }
+            Err(reason) => {
+                // spec §5 rule 6: after Incompatible the server closes the connection.
+                let audit = self.audit(
+                    now,
+                    AuditKind::NegotiationFailed {
+                        reason: negotiation_failure(&reason),
+                    },
+                );
+                Handshake::Closed(Closing {
+                    reply: Some(ServerFrame::Incompatible(reason.to_wire())),
+                    audit: Some(audit),
+                })
+            }
+        }
+    }
+
+    /// A `Request` before `Hello` (spec §5 rule 1): `Denied{0, PROTOCOL_VIOLATION}`, close.
+    pub fn handle_request_before_hello(self, now: u64) -> Closing {
+        let audit = self.audit(
+            now,
+            AuditKind::NegotiationFailed {
+                reason: NegotiationFailure::HelloExpected,
+            },
+        );
+        Closing {
+            reply: Some(ServerFrame::Denied(denied(0, &DenialCause::HelloExpected))),
+            audit: Some(audit),
+        }
+    }
+}
+
+impl Connection<Negotiated> {
+    /// The negotiation's result.
+    pub fn agreement(&self) -> &Agreement {
+        &self.state.agreement
+    }
+
+    /// A second `Hello` (spec §5 rule 7): `Denied{0, PROTOCOL_VIOLATION}`, audited as a
+    /// renegotiation attempt; we then close. There is no way to renegotiate.
+    pub fn handle_second_hello(self, now: u64) -> Closing {
+        let audit = self.audit(now, AuditKind::RenegotiationAttempted);
+        Closing {
+            reply: Some(ServerFrame::Denied(denied(0, &DenialCause::Renegotiation))),
+            audit: Some(audit),
+        }
+    }
+
+    /// The one transition: check `request` in spec §6 order and admit it or deny it.
+    pub fn handle_request(
+        self,
+        request: &pb::Request,
+        resolver: &dyn TokenResolver,
+        backend: &dyn Lifecycle,
+        now: u64,
+    ) -> Admission {
+        let id = request.request_id;
+        // spec §6 step 1: the verb is 1..9.
+        let verb = match Verb::from_wire(request.verb) {
+            Ok(v) => v,
+            Err(_) => {
+                let audit = self.audit(now, AuditKind::UnknownVerb).with_request(id);
+                return self.deny(id, DenialCause::UnknownVerb, Some(audit));
+            }
+        };
+        // spec §6 steps 2–4: token present, well formed, known; not expired; in scope.
+        // Resolved now, through the book as it is now, so revocation is immediate.
+        let grant = match resolver.resolve(&request.capability_token, verb, &request.tool_id, now) {
+            Ok(g) => g,
+            Err(e) => {
+                let audit = AuditEvent::resolve_failure(now, &e, verb, &request.tool_id)
+                    .with_connection(self.meta.id)
+                    .with_peer_uid(self.meta.peer_uid)
+                    .with_request(id);
+                return self.deny(id, DenialCause::Auth(e), Some(audit));
+            }
+        };
+        // spec §6 step 5: checked after the token, so an unauthenticated caller learns
+        // nothing about the verb space.
+        let version = self.state.agreement.version();
+        if let Err(first) = negotiate::verb_available(verb, version) {
+            let audit = self
+                .audit(now, AuditKind::UnavailableAtVersion)
+                .with_request(id)
+                .with_call(verb, &request.tool_id)
+                .with_token(grant.token_id().clone(), grant.client_name().clone());
+            let cause = DenialCause::UnavailableAtVersion {
+                verb,
+                version,
+                first,
+            };
+            return self.deny(id, cause, Some(audit));
+        }
+        // spec §6 step 6: a tool adapter knows tool_id (every verb but list_tools).
+        let tool = if verb.rule().tool_scoped {
+            match ToolId::parse(&request.tool_id) {
+                Ok(t) if backend.knows_tool(&t) => Some(t),
+                _ => return self.deny(id, DenialCause::UnknownTool, None),
+            }
+        } else {
+            None
+        };
+        // The arguments must fit the verb (LIFECYCLE_ERROR, spec §4 vocabularies).
+        let call = match VerbCall::parse(verb, request) {
+            Ok(c) => c,
+            Err(e) => return self.deny(id, DenialCause::Call(e), None),
+        };
+        let authorization = Authorization::new(grant, id, version, now);
+        let dispatch = Dispatch {
+            meta: self.meta,
+            authorization,
+            call,
+        };
+        debug_assert_eq!(dispatch.call.tool(), tool.as_ref());
+        Admission::Authorized(Connection {
+            meta: self.meta,
+            state: Authorized {
+                agreement: self.state.agreement,
+                dispatch,
+            },
+        })
+    }
+
+    fn deny(self, request_id: u64, cause: DenialCause, audit: Option<AuditEvent>) -> Admission {
+        Admission::Denied {
+            denied: denied(request_id, &cause),
+            conn: self,
+            audit,
+        }
+    }
+}
+
+impl Connection<Authorized> {
+    /// The admitted call.
+    pub fn call(&self) -> &VerbCall {
+        &self.state.dispatch.call
+    }
+
+    /// The admitted request's id.
+    pub fn request_id(&self) -> u64 {
+        self.state.dispatch.authorization.request_id()
+    }
+
+    /// Answer the call on this thread; the connection returns to `Negotiated`.
+    pub fn answer(self, backend: &dyn Lifecycle, now: u64) -> (Connection<Negotiated>, Answer) {
+        let (conn, dispatch) = self.into_dispatch();
+        (conn, dispatch.run(backend, now))
+    }
+
+    /// Detach the call so it can run elsewhere (pipelining); the connection returns to
+    /// `Negotiated` at once and may admit the next request.
+    pub fn into_dispatch(self) -> (Connection<Negotiated>, Dispatch) {
+        let Authorized {
+            agreement,
+            dispatch,
+        } = self.state;
+        (
+            Connection {
+                meta: self.meta,
+                state: Negotiated { agreement },
+            },
+            dispatch,
+        )
+    }
+}
+
+impl Dispatch {
+    /// The call.
+    pub fn call(&self) -> &VerbCall {
+        &self.call
+    }
+
+    /// The request's id.
+    pub fn request_id(&self) -> u64 {
+        self.authorization.request_id()
+    }
+
+    /// Run the call on `backend` and build the answer (version-gated views, spec §5).
+    pub fn run(self, backend: &dyn Lifecycle, now: u64) -> Answer {
+        let request_id = self.authorization.request_id();
+        let version = self.authorization.version();
+        let verb = self.call.verb();
+        let mutation = mutation_of(&self.call);
+        let audit_base = AuditEvent::new(now, AuditKind::SentenceRefused)
+            .with_connection(self.meta.id)
+            .with_peer_uid(self.meta.peer_uid)
+            .with_request(request_id)
+            .with_call(
+                verb,
+                self.call.tool().map(ToolId::as_str).unwrap_or_default(),
+            )
+            .with_token(
+                self.authorization.token_id().clone(),
+                self.authorization.client_name().clone(),
+            );
+        let result = call_backend(backend, self.authorization, self.call);
+        let mut audit = Vec::new();
+        if let Some(mverb) = mutation {
+            let outcome = match &result {
+                Ok(VerbResult::Apply(view))
+                    if view
+                        .outcome
+                        .as_ref()
+                        .is_some_and(|o| o.mutation == ApplyMutation::Failed) =>
+                {
+                    MutationOutcome::Failed
+                }
+                Ok(_) => MutationOutcome::Succeeded,
+                Err(LifecycleError::Lifecycle { .. }) | Err(LifecycleError::UnknownTool) => {
+                    MutationOutcome::Refused
+                }
+            };
+            let mut e = audit_base.clone();
+            e.kind = AuditKind::LifecycleMutation {
+                verb: mverb,
+                outcome,
+            };
+            e.outcome = e.kind.outcome();
+            audit.push(e);
+        }
+        let frame = match result {
+            Ok(view) => {
+                let response = view.into_response(request_id, version);
+                if super::sentences::carries_placeholder(&response) {
+                    audit.push(audit_base);
+                }
+                ServerFrame::Response(response)
+            }
+            Err(e) => ServerFrame::Denied(denied(request_id, &DenialCause::Lifecycle(e))),
+        };
+        Answer { frame, audit }
+    }
+}
+
+fn mutation_of(call: &VerbCall) -> Option<MutationVerb> {
+    match call {
+        VerbCall::Apply { .. } => Some(MutationVerb::Apply),
+        VerbCall::Repair { .. } => Some(MutationVerb::Repair),
+        // A removal without a plan id is a preview: nothing is mutated.
+        VerbCall::Remove {
+            plan_id: Some(_), ..
+        } => Some(MutationVerb::Remove),
+        VerbCall::Remove { plan_id: None, .. }
+        | VerbCall::ListTools
+        | VerbCall::Plan { .. }
+        | VerbCall::Status { .. }
+        | VerbCall::Verify { .. }
+        | VerbCall::ScopedEvents { .. }
+        | VerbCall::ApprovalRelay { .. } => None,
+    }
+}
+
+/// The one place a backend method is called; only reachable with an [`Authorization`].
+fn call_backend(
+    backend: &dyn Lifecycle,
+    auth: Authorization,
+    call: VerbCall,
+) -> Result<VerbResult, LifecycleError> {
+    Ok(match call {
+        VerbCall::ListTools => VerbResult::ListTools(backend.list_tools(&auth)?),
+        VerbCall::Plan { tool, args } => {
+            VerbResult::Plan(backend.plan(&auth.for_tool(tool), &args)?)
+        }
+        VerbCall::Apply { tool, plan_id } => {
+            VerbResult::Apply(backend.apply(&auth.for_tool(tool), &plan_id)?)
+        }
+        VerbCall::Status { tool } => VerbResult::Status(backend.status(&auth.for_tool(tool))?),
+        VerbCall::Verify { tool } => VerbResult::Verify(backend.verify(&auth.for_tool(tool))?),
+        VerbCall::Repair { tool } => VerbResult::Repair(backend.repair(&auth.for_tool(tool))?),
+        VerbCall::Remove { tool, plan_id } => {
+            VerbResult::Remove(backend.remove(&auth.for_tool(tool), plan_id.as_ref())?)
+        }
+        VerbCall::ScopedEvents { tool, limit, since } => {
+            VerbResult::ScopedEvents(backend.scoped_events(&auth.for_tool(tool), limit, since)?)
+        }
+        VerbCall::ApprovalRelay {
+            tool,
+            approval_id,
+            input,
+        } => VerbResult::ApprovalRelay(backend.approval_relay(
+            &auth.for_tool(tool),
+            &approval_id,
+            input,
+        )?),
+    })
+}
+
+/// The audit's coarse negotiation failure for an `Incompatible` reason.
+fn negotiation_failure(reason: &negotiate::IncompatibleReason) -> NegotiationFailure {
+    match reason {
+        negotiate::IncompatibleReason::NoVersionOffered
+        | negotiate::IncompatibleReason::SchemaMismatch => NegotiationFailure::InvalidHello,
+        negotiate::IncompatibleReason::ClientTooOld { .. }
+        | negotiate::IncompatibleReason::ClientTooNew { .. }
+        | negotiate::IncompatibleReason::NoOverlap => NegotiationFailure::NoCommonVersion,
+    }
+}
