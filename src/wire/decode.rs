@@ -34,6 +34,10 @@ use zeroize::Zeroize;
 use super::frame::{Direction, FrameDirection, MAX_PAYLOAD};
 use super::length::{LengthFault, LengthReader, LengthStep};
 
+// A decoder moves between tasks with its connection.
+static_assertions::assert_impl_all!(Decoder<super::ClientToServer>: Send, Sync);
+static_assertions::assert_impl_all!(Decoder<super::ServerToClient>: Send, Sync);
+
 /// A partial-frame buffer at most this large is kept for the next frame; a larger one is
 /// released when its frame completes, so an idle connection holds little memory.
 const RETAINED_CAPACITY: usize = 16 * 1024;
@@ -375,7 +379,9 @@ impl<D: FrameDirection> Decoder<D> {
         self.spill.len()
     }
 
-    /// Heap bytes the decoder holds; never more than [`MAX_PAYLOAD`].
+    /// Heap bytes the decoder holds: never more than [`MAX_PAYLOAD`], nor more than the
+    /// frame being read declared, nor (mid-frame) more than the larger of 16 KiB and twice
+    /// [`Decoder::buffered_len`] — a peer trickling a large frame costs only what it sent.
     pub fn held_capacity(&self) -> usize {
         self.spill.capacity()
     }
