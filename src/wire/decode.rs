@@ -379,9 +379,10 @@ impl<D: FrameDirection> Decoder<D> {
         self.spill.len()
     }
 
-    /// Heap bytes the decoder holds: never more than [`MAX_PAYLOAD`], nor more than the
-    /// frame being read declared, nor (mid-frame) more than the larger of 16 KiB and twice
-    /// [`Decoder::buffered_len`] — a peer trickling a large frame costs only what it sent.
+    /// Heap bytes the decoder holds: never more than [`MAX_PAYLOAD`]; mid-frame, never more
+    /// than the larger of 16 KiB (a buffer kept for reuse) and the smaller of the frame's
+    /// declared length and twice [`Decoder::buffered_len`], so a peer trickling a large
+    /// frame costs only about what it sent.
     pub fn held_capacity(&self) -> usize {
         self.spill.capacity()
     }
