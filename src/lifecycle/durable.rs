@@ -1,0 +1,1 @@
+//! durable writes (placeholder)
