@@ -88,7 +88,7 @@ fn input(value: &Value) -> CstInputValue {
 
 impl JsonDoc {
     pub(super) fn parse(format: SettingsFormat, text: &str) -> Result<Self, EditError> {
-        let root = CstRootNode::parse(text, &options(format)).map_err(|e| {
+        let refuse = |e: jsonc_parser::errors::ParseError| {
             let (line, column) = line_column(text, e.range().start);
             EditError::Parse {
                 format,
@@ -96,7 +96,11 @@ impl JsonDoc {
                 column,
                 reason: e.kind().to_string(),
             }
-        })?;
+        };
+        // jsonc-parser 0.34 does not enforce `allow_comments: false` when it collects comments
+        // as CST tokens, so the dialect is checked by a plain AST pass first.
+        jsonc_parser::parse_to_ast(text, &Default::default(), &options(format)).map_err(refuse)?;
+        let root = CstRootNode::parse(text, &options(format)).map_err(refuse)?;
         Ok(Self { format, root })
     }
 

@@ -217,3 +217,6 @@ fn value_set(root: &mut Value, path: &KeyPath, value: Value) {
     }
     *node = value;
 }
+
+#[cfg(test)]
+mod tests;
