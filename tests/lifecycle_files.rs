@@ -47,7 +47,13 @@ impl Tmpfs {
         }
         let dir = scratch();
         let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size},mode=0755"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0755"),
+                "tmpfs",
+            ])
             .arg(dir.path())
             .status();
         match status {
@@ -107,7 +113,10 @@ fn writing_through_a_symlink_replaces_the_file_and_keeps_the_link() {
     fs::write(&real, b"old").unwrap();
     symlink(&real, &link).unwrap();
     write_atomic(&link, b"new", None).unwrap();
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
     assert_eq!(fs::read(&real).unwrap(), b"new");
 }
 
@@ -139,10 +148,15 @@ fn a_full_disk_is_a_clear_error_and_the_target_is_untouched() {
     let big = vec![b' '; 1 << 20];
     let err = write_atomic(&target, &big, None).unwrap_err();
     assert!(matches!(err, DurableError::DiskFull { .. }), "{err:?}");
-    assert!(err.to_string().contains("the disk is full; nothing was changed"));
+    assert!(err
+        .to_string()
+        .contains("the disk is full; nothing was changed"));
     assert!(!err.target_changed());
     assert_eq!(fs::read(&target).unwrap(), b"{\"original\": true}\n");
-    assert!(temp_leftovers(fs_.path()).is_empty(), "temp file left behind");
+    assert!(
+        temp_leftovers(fs_.path()).is_empty(),
+        "temp file left behind"
+    );
 }
 
 #[test]
@@ -226,13 +240,8 @@ fn a_held_lock_is_busy_for_another_handle_and_free_after_drop() {
     let held = TargetLock::try_acquire(dir.path(), "claude-code", "user").unwrap();
     let err = TargetLock::try_acquire(dir.path(), "claude-code", "user").unwrap_err();
     assert!(matches!(err, LockError::Busy { .. }), "{err:?}");
-    let err = TargetLock::acquire(
-        dir.path(),
-        "claude-code",
-        "user",
-        Duration::from_millis(20),
-    )
-    .unwrap_err();
+    let err = TargetLock::acquire(dir.path(), "claude-code", "user", Duration::from_millis(20))
+        .unwrap_err();
     assert!(matches!(err, LockError::TimedOut { .. }), "{err:?}");
     // Another scope or tool is a different lock.
     let _other = TargetLock::try_acquire(dir.path(), "claude-code", "project:/src/app").unwrap();
@@ -339,5 +348,9 @@ fn two_processes_serialize_on_one_target() {
         .trim()
         .parse()
         .unwrap();
-    assert_eq!(total, 2 * rounds, "an update was lost: the lock did not serialize");
+    assert_eq!(
+        total,
+        2 * rounds,
+        "an update was lost: the lock did not serialize"
+    );
 }

@@ -259,7 +259,9 @@ mod tests {
         })
         .unwrap_err();
         assert!(matches!(err, DurableError::DiskFull { .. }), "{err:?}");
-        assert!(err.to_string().contains("the disk is full; nothing was changed"));
+        assert!(err
+            .to_string()
+            .contains("the disk is full; nothing was changed"));
         assert_eq!(fs::read(&target).unwrap(), b"{\"a\": 1}\n");
         assert!(leftovers(dir.path()).is_empty());
     }

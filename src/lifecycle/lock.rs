@@ -22,9 +22,7 @@ use sha2::{Digest, Sha256};
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// Another process (or handle) holds the lock now.
-    #[error(
-        "another lifecycle operation on {tool} ({scope}) holds {path}; wait for it to finish"
-    )]
+    #[error("another lifecycle operation on {tool} ({scope}) holds {path}; wait for it to finish")]
     Busy {
         /// The tool.
         tool: String,

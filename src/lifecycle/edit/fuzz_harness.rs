@@ -31,7 +31,10 @@ pub fn edit_roundtrip(data: &[u8]) {
         return;
     };
     let candidates: [(&[&str], Value); 4] = [
-        (&["env", "DEVINT_GATEWAY_URL"], json!("http://127.0.0.1:4000")),
+        (
+            &["env", "DEVINT_GATEWAY_URL"],
+            json!("http://127.0.0.1:4000"),
+        ),
         (&["devint_enabled"], json!(true)),
         (&["hooks", "devint", "timeout"], json!(30)),
         (&["permissions", "deny"], json!(["Bash(curl:*)"])),
@@ -80,8 +83,8 @@ pub fn edit_roundtrip(data: &[u8]) {
     )
     .expect("same paths as an accepted plan");
     if let Ok(second) = bumped.apply(Some(&applied.text), |_, _| false) {
-        let composed = super::Reversal::compose(&applied.reversal, &second.reversal)
-            .expect("same format");
+        let composed =
+            super::Reversal::compose(&applied.reversal, &second.reversal).expect("same format");
         let back = composed.reverse(Some(&second.text)).expect("parses");
         assert_eq!(back.file, FileAction::Write(text.to_owned()));
     }

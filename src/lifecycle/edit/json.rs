@@ -5,7 +5,9 @@
 
 use std::fmt;
 
-use jsonc_parser::cst::{CstContainerNode, CstInputValue, CstLeafNode, CstNode, CstObject, CstRootNode};
+use jsonc_parser::cst::{
+    CstContainerNode, CstInputValue, CstLeafNode, CstNode, CstObject, CstRootNode,
+};
 use jsonc_parser::ParseOptions;
 use serde_json::{Map, Value};
 
@@ -22,18 +24,18 @@ pub(super) struct JsonDoc {
 /// every accepted number and string reads back through `serde_json`.
 fn options(format: SettingsFormat) -> ParseOptions {
     let jsonc = format == SettingsFormat::Jsonc;
-    let mut options = ParseOptions::default();
-    options.allow_comments = jsonc;
-    options.allow_trailing_commas = jsonc;
-    options.allow_loose_object_property_names = false;
-    options.allow_missing_commas = false;
-    options.allow_single_quoted_strings = false;
-    options.allow_hexadecimal_numbers = false;
-    options.allow_unary_plus_numbers = false;
-    options.allow_bare_decimal_point_numbers = false;
-    options.allow_non_finite_numbers = false;
-    options.allow_extended_string_escapes = false;
-    options
+    ParseOptions {
+        allow_comments: jsonc,
+        allow_trailing_commas: jsonc,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
 }
 
 fn kind_of(node: &CstNode) -> &'static str {
@@ -217,8 +219,7 @@ impl JsonDoc {
         let empty_value = match self.root.value() {
             None => true,
             Some(CstNode::Container(CstContainerNode::Object(object))) => {
-                object.properties().is_empty()
-                    && !object.children().iter().any(CstNode::is_comment)
+                object.properties().is_empty() && !object.children().iter().any(CstNode::is_comment)
             }
             Some(_) => false,
         };

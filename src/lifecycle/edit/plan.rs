@@ -146,9 +146,11 @@ impl EditPlan {
         }
 
         let secrets = withheld_texts(&before, &withhold);
-        let leaks = splices
-            .iter()
-            .any(|s| secrets.iter().any(|secret| s.removed.contains(secret.as_str())));
+        let leaks = splices.iter().any(|s| {
+            secrets
+                .iter()
+                .any(|secret| s.removed.contains(secret.as_str()))
+        });
         let exact = (!any_withheld && !leaks).then(|| ExactUndo {
             pre_digest: digest(original),
             post_digest: digest(&text),

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use serde_json::{Map, Number, Value};
-use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
+use toml_edit::{Array, Decor, DocumentMut, InlineTable, Item, Table, TableLike};
 
 use super::{line_column, EditError, KeyPath, Prior, SetOutcome, SettingsFormat};
 
@@ -110,6 +110,68 @@ fn block(value: &Value) -> Item {
     }
 }
 
+/// The comment lines of a decor prefix (whitespace-only prefixes carry nothing to keep).
+fn comment_prefix(decor: &Decor) -> Option<String> {
+    decor
+        .prefix()
+        .and_then(|raw| raw.as_str())
+        .filter(|text| text.contains('#'))
+        .map(str::to_owned)
+}
+
+/// Comments written above `table` and the tables inside it, with their positions.
+fn table_comments(table: &Table, out: &mut Vec<(isize, String)>) {
+    if let Some(comment) = comment_prefix(table.decor()) {
+        out.push((table.position().unwrap_or(isize::MAX), comment));
+    }
+    for (_, child) in table.iter() {
+        item_comments(child, out);
+    }
+}
+
+fn item_comments(item: &Item, out: &mut Vec<(isize, String)>) {
+    match item {
+        Item::Table(table) => table_comments(table, out),
+        Item::ArrayOfTables(array) => array.iter().for_each(|t| table_comments(t, out)),
+        _ => {}
+    }
+}
+
+/// Visits every standard table below `table`, depth first.
+fn visit_tables(table: &mut Table, f: &mut dyn FnMut(&mut Table)) {
+    for (_, child) in table.iter_mut() {
+        match child {
+            Item::Table(child) => {
+                f(child);
+                visit_tables(child, f);
+            }
+            Item::ArrayOfTables(array) => {
+                for child in array.iter_mut() {
+                    f(child);
+                    visit_tables(child, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn min_position_after(table: &Table, after: isize, best: &mut Option<isize>) {
+    for (_, child) in table.iter() {
+        let tables: Vec<&Table> = match child {
+            Item::Table(t) => vec![t],
+            Item::ArrayOfTables(a) => a.iter().collect(),
+            _ => continue,
+        };
+        for t in tables {
+            if let Some(p) = t.position().filter(|p| *p > after) {
+                *best = Some(best.map_or(p, |b| b.min(p)));
+            }
+            min_position_after(t, after, best);
+        }
+    }
+}
+
 impl TomlDoc {
     pub(super) fn parse(text: &str) -> Result<Self, EditError> {
         let doc = text.parse::<DocumentMut>().map_err(|e| {
@@ -144,13 +206,15 @@ impl TomlDoc {
             let Some(item) = table.get(segment) else {
                 return Ok(depth);
             };
-            table = item.as_table_like().ok_or_else(|| EditError::NotAContainer {
-                path: path.clone(),
-                blocker: KeyPath::new(segments[..=depth].to_vec())
-                    .map(|p| p.to_string())
-                    .unwrap_or_default(),
-                found: kind_of(item),
-            })?;
+            table = item
+                .as_table_like()
+                .ok_or_else(|| EditError::NotAContainer {
+                    path: path.clone(),
+                    blocker: KeyPath::new(segments[..=depth].to_vec())
+                        .map(|p| p.to_string())
+                        .unwrap_or_default(),
+                    found: kind_of(item),
+                })?;
         }
         Ok(segments.len() - 1)
     }
@@ -183,13 +247,16 @@ impl TomlDoc {
             })?;
             parent_inline = matches!(item, Item::Value(_));
             parent_dotted = matches!(item, Item::Table(t) if t.is_dotted());
-            table = item.as_table_like_mut().ok_or(EditError::ReadBackMismatch {
-                path: path.clone(),
-                format: SettingsFormat::Toml,
-                detail: "an intermediate table is not a table",
-            })?;
+            table = item
+                .as_table_like_mut()
+                .ok_or(EditError::ReadBackMismatch {
+                    path: path.clone(),
+                    format: SettingsFormat::Toml,
+                    detail: "an intermediate table is not a table",
+                })?;
         }
         let leaf = path.leaf();
+        let mut orphans = Vec::new();
         let prior = table.get(leaf).and_then(item_value);
         let inline_child = parent_inline || parent_dotted;
         match table.get_mut(leaf) {
@@ -200,6 +267,7 @@ impl TomlDoc {
                 *old.decor_mut() = decor;
             }
             Some(slot) => {
+                item_comments(slot, &mut orphans);
                 *slot = if inline_child {
                     Item::Value(inline(&value))
                 } else {
@@ -215,19 +283,93 @@ impl TomlDoc {
                 table.insert(leaf, item);
             }
         }
+        self.rehome(orphans);
         Ok(SetOutcome {
             prior: prior.map_or(Prior::Absent, Prior::Present),
             created,
         })
     }
 
+    /// The standard (non-inline, non-dotted) table holding `path`'s leaf, if it is one.
+    fn parent_table(&self, path: &KeyPath) -> Option<&Table> {
+        let mut table = self.doc.as_table();
+        let segments = path.segments();
+        for segment in &segments[..segments.len() - 1] {
+            table = table.get(segment)?.as_table()?;
+        }
+        (!table.is_dotted()).then_some(table)
+    }
+
     pub(super) fn remove(&mut self, path: &KeyPath) -> Option<Value> {
+        let leaf = path.leaf();
+        // Comments written above what we remove belong to the user: find them first.
+        let mut orphans = Vec::new();
+        let mut heir = None;
+        if let Some(parent) = self.parent_table(path) {
+            if let Some((key, item)) = parent.get_key_value(leaf) {
+                item_comments(item, &mut orphans);
+                if let (Item::Value(_), Some(comment)) = (item, comment_prefix(key.leaf_decor())) {
+                    let values: Vec<&str> = parent
+                        .iter()
+                        .filter(|(_, i)| i.is_value())
+                        .map(|(k, _)| k)
+                        .collect();
+                    let next = values
+                        .iter()
+                        .position(|k| *k == leaf)
+                        .and_then(|i| values.get(i + 1));
+                    match next {
+                        Some(next) => heir = Some((next.to_string(), comment)),
+                        None => orphans.push((parent.position().unwrap_or(-1), comment)),
+                    }
+                }
+            }
+        }
         let mut table: &mut dyn TableLike = self.doc.as_table_mut();
         let segments = path.segments();
         for segment in &segments[..segments.len() - 1] {
             table = table.get_mut(segment)?.as_table_like_mut()?;
         }
-        table.remove(path.leaf()).as_ref().and_then(item_value)
+        let removed = table.remove(leaf);
+        if let Some((next, comment)) = heir {
+            if let Some(mut key) = table.key_mut(&next) {
+                let decor = key.leaf_decor_mut();
+                let rest = decor
+                    .prefix()
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("")
+                    .to_owned();
+                decor.set_prefix(comment + &rest);
+            }
+        }
+        self.rehome(orphans);
+        removed.as_ref().and_then(item_value)
+    }
+
+    /// Puts orphaned comments above the next table in document order, or at the end.
+    fn rehome(&mut self, mut orphans: Vec<(isize, String)>) {
+        orphans.sort_by_key(|(position, _)| *position);
+        for (position, comment) in orphans.into_iter().rev() {
+            let mut target = None;
+            min_position_after(self.doc.as_table(), position, &mut target);
+            match target {
+                Some(target) => visit_tables(self.doc.as_table_mut(), &mut |t| {
+                    if t.position() == Some(target) {
+                        let rest = t
+                            .decor()
+                            .prefix()
+                            .and_then(|r| r.as_str())
+                            .unwrap_or("")
+                            .to_owned();
+                        t.decor_mut().set_prefix(comment.clone() + &rest);
+                    }
+                }),
+                None => {
+                    let rest = self.doc.trailing().as_str().unwrap_or("").to_owned();
+                    self.doc.set_trailing(comment + &rest);
+                }
+            }
+        }
     }
 
     pub(super) fn is_empty_container(&self, path: &KeyPath) -> bool {

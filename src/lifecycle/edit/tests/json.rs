@@ -33,7 +33,10 @@ fn ours() -> Vec<(&'static str, serde_json::Value)> {
     vec![
         ("env.ANTHROPIC_BASE_URL", json!("http://127.0.0.1:4000")),
         ("env.DEVINT_SESSION", json!("on")),
-        ("devint.hooks.pre", json!({"command": "devint hook", "timeout": 5})),
+        (
+            "devint.hooks.pre",
+            json!({"command": "devint hook", "timeout": 5}),
+        ),
     ]
 }
 
@@ -60,14 +63,20 @@ fn install_changes_only_our_keys_and_keeps_every_other_byte() {
         get(&applied.text, "env.ANTHROPIC_BASE_URL"),
         Some(json!("http://127.0.0.1:4000"))
     );
-    assert_eq!(get(&applied.text, "devint.hooks.pre.timeout"), Some(json!(5)));
+    assert_eq!(
+        get(&applied.text, "devint.hooks.pre.timeout"),
+        Some(json!(5))
+    );
     assert_eq!(
         applied.reversal.keys[0].prior,
         PriorRecord::Present {
             value: json!("https://api.anthropic.com")
         }
     );
-    assert_eq!(applied.reversal.created, vec![path("devint"), path("devint.hooks")]);
+    assert_eq!(
+        applied.reversal.created,
+        vec![path("devint"), path("devint.hooks")]
+    );
 }
 
 #[test]
@@ -114,15 +123,20 @@ fn user_edits_made_after_install_survive_removal() {
     assert_eq!(get(&text, "env.DEVINT_SESSION"), None);
     // `devint` was ours and is empty again: pruned.
     assert_eq!(get(&text, "devint"), None);
-    assert!(text.contains("\"hooks\": [{ \"type\": \"command\", \"command\": \"~/bin/check.sh\" }]"));
+    assert!(
+        text.contains("\"hooks\": [{ \"type\": \"command\", \"command\": \"~/bin/check.sh\" }]")
+    );
 }
 
 #[test]
 fn a_value_the_user_set_on_our_key_is_kept() {
     let applied = apply(SettingsFormat::Json, Some(CLAUDE), &ours());
     let mut doc = SettingsDoc::parse(SettingsFormat::Json, &applied.text).unwrap();
-    doc.set(&path("env.ANTHROPIC_BASE_URL"), json!("https://proxy.example"))
-        .unwrap();
+    doc.set(
+        &path("env.ANTHROPIC_BASE_URL"),
+        json!("https://proxy.example"),
+    )
+    .unwrap();
     let back = applied.reversal.reverse(Some(&doc.to_string())).unwrap();
     assert_eq!(back.keys[0].outcome, KeyOutcome::KeptUserChange);
     let FileAction::Write(text) = back.file else {
@@ -140,7 +154,10 @@ fn a_file_we_created_is_deleted_on_removal() {
     assert!(applied.changed);
     let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
     assert_eq!(back.file, FileAction::Delete);
-    let semantic = applied.reversal.reverse_semantic(Some(&applied.text)).unwrap();
+    let semantic = applied
+        .reversal
+        .reverse_semantic(Some(&applied.text))
+        .unwrap();
     assert_eq!(semantic.file, FileAction::Delete);
 }
 
@@ -164,10 +181,17 @@ fn empty_object_and_blank_files_come_back_byte_identical() {
     for original in ["{}", "{ }\n", "", "\n\n"] {
         let applied = apply(SettingsFormat::Json, Some(original), &ours());
         let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
-        assert_eq!(back.file, FileAction::Write(original.to_owned()), "{original:?}");
+        assert_eq!(
+            back.file,
+            FileAction::Write(original.to_owned()),
+            "{original:?}"
+        );
     }
     let applied = apply(SettingsFormat::Json, Some("\n"), &ours());
-    let semantic = applied.reversal.reverse_semantic(Some(&applied.text)).unwrap();
+    let semantic = applied
+        .reversal
+        .reverse_semantic(Some(&applied.text))
+        .unwrap();
     assert_eq!(semantic.file, FileAction::Write("\n".to_owned()));
 }
 
@@ -189,7 +213,14 @@ fn strict_json_with_a_comment_is_a_parse_error_naming_the_place() {
         .apply(Some(text), |_, _| false)
         .unwrap_err();
     assert!(
-        matches!(err, EditError::Parse { line: 2, column: 3, .. }),
+        matches!(
+            err,
+            EditError::Parse {
+                line: 2,
+                column: 3,
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert!(err.to_string().contains("line 2, column 3"));
@@ -207,7 +238,10 @@ fn a_non_object_on_the_way_is_refused() {
     let err = plan(SettingsFormat::Json, &ours())
         .apply(Some("[1, 2]"), |_, _| false)
         .unwrap_err();
-    assert!(matches!(err, EditError::NotAContainer { found: "array", .. }));
+    assert!(matches!(
+        err,
+        EditError::NotAContainer { found: "array", .. }
+    ));
 }
 
 #[test]
@@ -230,9 +264,12 @@ fn a_withheld_prior_is_not_stored_and_is_reported_residual() {
     "OTHER": "1"
   }
 }"#;
-    let applied = plan(SettingsFormat::Json, &[("env.ANTHROPIC_API_KEY", json!("gateway"))])
-        .apply(Some(text), credential)
-        .unwrap();
+    let applied = plan(
+        SettingsFormat::Json,
+        &[("env.ANTHROPIC_API_KEY", json!("gateway"))],
+    )
+    .apply(Some(text), credential)
+    .unwrap();
     let stored = serde_json::to_string(&applied.reversal).unwrap();
     assert!(!stored.contains("sk-ant"), "{stored}");
     assert_eq!(applied.reversal.keys[0].prior, PriorRecord::Withheld);
@@ -240,7 +277,10 @@ fn a_withheld_prior_is_not_stored_and_is_reported_residual() {
 
     let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
     assert!(!back.exact);
-    assert_eq!(back.residual().collect::<Vec<_>>(), vec![&path("env.ANTHROPIC_API_KEY")]);
+    assert_eq!(
+        back.residual().collect::<Vec<_>>(),
+        vec![&path("env.ANTHROPIC_API_KEY")]
+    );
     let FileAction::Write(restored) = back.file else {
         panic!("expected a write")
     };

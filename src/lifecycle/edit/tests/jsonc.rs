@@ -45,11 +45,18 @@ fn comments_and_trailing_commas_survive_install() {
         "// Extensions",
         "{ \"name\": \"ANTHROPIC_BASE_URL\", \"value\": \"https://api.anthropic.com\" },\n    ],",
     ] {
-        assert!(applied.text.contains(kept), "lost {kept:?} in\n{}", applied.text);
+        assert!(
+            applied.text.contains(kept),
+            "lost {kept:?} in\n{}",
+            applied.text
+        );
     }
     let doc = reread(&applied.text);
     assert_eq!(doc.get(&path("devint.enabled")), Some(json!(true)));
-    assert_eq!(doc.get(&path("\"files.exclude\".\"**/.devint\"")), Some(json!(true)));
+    assert_eq!(
+        doc.get(&path("\"files.exclude\".\"**/.devint\"")),
+        Some(json!(true))
+    );
 }
 
 #[test]
@@ -66,7 +73,11 @@ fn a_comment_the_user_added_after_install_survives_removal() {
     let edited = applied
         .text
         .replace("// Extensions", "// Extensions (reviewed by me)")
-        .replacen("{\n", "{\n    \"workbench.colorTheme\": \"Solarized\", // mine\n", 1);
+        .replacen(
+            "{\n",
+            "{\n    \"workbench.colorTheme\": \"Solarized\", // mine\n",
+            1,
+        );
     let back = applied.reversal.reverse(Some(&edited)).unwrap();
     assert!(!back.exact);
     let FileAction::Write(text) = back.file else {
@@ -78,13 +89,22 @@ fn a_comment_the_user_added_after_install_survives_removal() {
     let doc = reread(&text);
     assert_eq!(doc.get(&path("devint")), None, "created object is pruned");
     assert_eq!(doc.get(&path("\"files.exclude\".\"**/.devint\"")), None);
-    assert_eq!(doc.get(&path("\"files.exclude\".\"**/.git\"")), Some(json!(true)));
+    assert_eq!(
+        doc.get(&path("\"files.exclude\".\"**/.git\"")),
+        Some(json!(true))
+    );
 }
 
 #[test]
 fn a_created_object_the_user_commented_in_is_not_pruned() {
-    let applied = apply(SettingsFormat::Jsonc, Some("{}"), &[("devint.enabled", json!(true))]);
-    let edited = applied.text.replace("\"enabled\"", "// keep this block\n    \"enabled\"");
+    let applied = apply(
+        SettingsFormat::Jsonc,
+        Some("{}"),
+        &[("devint.enabled", json!(true))],
+    );
+    let edited = applied
+        .text
+        .replace("\"enabled\"", "// keep this block\n    \"enabled\"");
     let back = applied.reversal.reverse(Some(&edited)).unwrap();
     let FileAction::Write(text) = back.file else {
         panic!("expected a write")

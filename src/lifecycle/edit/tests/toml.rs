@@ -29,7 +29,10 @@ fn ours() -> Vec<(&'static str, serde_json::Value)> {
             "mcp_servers.devint",
             json!({"command": "devint", "args": ["mcp", "--stdio"]}),
         ),
-        ("shell_environment_policy.set.DEVINT_GATEWAY", json!("http://127.0.0.1:4000")),
+        (
+            "shell_environment_policy.set.DEVINT_GATEWAY",
+            json!("http://127.0.0.1:4000"),
+        ),
         ("tui.devint_badge", json!(true)),
     ]
 }
@@ -51,7 +54,10 @@ fn install_keeps_comments_decor_and_tables() {
         assert!(applied.text.contains(kept), "lost {kept:?} in\n{}", applied.text);
     }
     let doc = reread(&applied.text);
-    assert_eq!(doc.get(&path("mcp_servers.devint.args")), Some(json!(["mcp", "--stdio"])));
+    assert_eq!(
+        doc.get(&path("mcp_servers.devint.args")),
+        Some(json!(["mcp", "--stdio"]))
+    );
     assert_eq!(doc.get(&path("tui.devint_badge")), Some(json!(true)));
     assert_eq!(doc.get(&path("tui.animations")), Some(json!(false)));
     assert_eq!(
@@ -77,13 +83,16 @@ fn reversing_untouched_toml_is_byte_identical() {
 #[test]
 fn user_edits_to_a_codex_config_survive_removal() {
     let applied = apply(SettingsFormat::Toml, Some(CODEX), &ours());
-    let edited = applied
-        .text
-        .replace("approval_policy = \"on-request\"", "approval_policy = \"never\" # mine")
-        + "\n[profiles.slow]\nmodel = \"o3\"\n";
+    let edited = applied.text.replace(
+        "approval_policy = \"on-request\"",
+        "approval_policy = \"never\" # mine",
+    ) + "\n[profiles.slow]\nmodel = \"o3\"\n";
     let back = applied.reversal.reverse(Some(&edited)).unwrap();
     assert!(!back.exact);
-    assert!(back.keys.iter().all(|k| k.outcome != KeyOutcome::KeptUserChange));
+    assert!(back
+        .keys
+        .iter()
+        .all(|k| k.outcome != KeyOutcome::KeptUserChange));
     let FileAction::Write(text) = back.file else {
         panic!("expected a write")
     };
@@ -92,9 +101,16 @@ fn user_edits_to_a_codex_config_survive_removal() {
     let doc = reread(&text);
     assert_eq!(doc.get(&path("profiles.slow.model")), Some(json!("o3")));
     assert_eq!(doc.get(&path("mcp_servers.devint")), None);
-    assert_eq!(doc.get(&path("shell_environment_policy.set")), None, "pruned");
+    assert_eq!(
+        doc.get(&path("shell_environment_policy.set")),
+        None,
+        "pruned"
+    );
     assert_eq!(doc.get(&path("tui.devint_badge")), None);
-    assert_eq!(doc.get(&path("mcp_servers.docs.command")), Some(json!("npx")));
+    assert_eq!(
+        doc.get(&path("mcp_servers.docs.command")),
+        Some(json!("npx"))
+    );
 }
 
 #[test]
@@ -114,7 +130,13 @@ fn an_array_of_tables_on_the_way_is_refused() {
         .apply(Some("[[hooks]]\nname = \"a\"\n"), |_, _| false)
         .unwrap_err();
     assert!(
-        matches!(err, EditError::NotAContainer { found: "array of tables", .. }),
+        matches!(
+            err,
+            EditError::NotAContainer {
+                found: "array of tables",
+                ..
+            }
+        ),
         "{err:?}"
     );
 }
