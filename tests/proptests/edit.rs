@@ -530,6 +530,29 @@ fn apply_user_ops(
     edited
 }
 
+/// The byte ranges of the installed text that our splices wrote.
+fn our_regions(reversal: &Reversal) -> Vec<std::ops::Range<usize>> {
+    let mut regions: Vec<std::ops::Range<usize>> = Vec::new();
+    for splice in &reversal
+        .exact
+        .as_ref()
+        .expect("no withheld values here")
+        .splices
+    {
+        let (at, removed, inserted) = (splice.offset, splice.removed.len(), splice.inserted.len());
+        for r in &mut regions {
+            if r.start >= at + removed {
+                r.start = r.start + inserted - removed;
+                r.end = r.end + inserted - removed;
+            } else if r.end > at {
+                r.end = (r.end.max(at + removed) + inserted).saturating_sub(removed);
+            }
+        }
+        regions.push(at..at + inserted);
+    }
+    regions
+}
+
 /// A refusal the editor is allowed to give for a generated document (the user's shape
 /// blocks our key); anything else is a bug.
 fn acceptable_refusal(err: &EditError) -> bool {
@@ -593,6 +616,7 @@ proptest! {
         keys in our_keys(),
         ops in user_ops(),
         note in any::<bool>(),
+        mid_line in prop::option::of(any::<prop::sample::Index>()),
     ) {
         let plan = plan(format, &keys, false);
         let applied = match plan.apply(Some(&text), |_, _| false) {
@@ -601,7 +625,27 @@ proptest! {
             Err(e) => return Err(TestCaseError::fail(format!("{e}\n{text}"))),
         };
         let mut expected = meaning(format, &text);
-        let mut edited = apply_user_ops(format, &applied.text, &ops, &[&plan], &mut expected);
+        // A comment line written between two lines somewhere in the middle.
+        let mid = match format {
+            SettingsFormat::Jsonc => Some("// mid note\n"),
+            SettingsFormat::Toml => Some("# mid note\n"),
+            _ => None,
+        };
+        let mut installed = applied.text.clone();
+        if let (Some(line), Some(mid)) = (mid_line, mid) {
+            // Comments written inside our own values go with them on removal; aim between
+            // the user's lines only.
+            let ours = our_regions(&applied.reversal);
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(installed.match_indices('\n').map(|(i, _)| i + 1))
+                .filter(|&i| i < installed.len())
+                .filter(|&i| !ours.iter().any(|r| r.start < i && i < r.end))
+                .collect();
+            if !starts.is_empty() {
+                installed.insert_str(starts[line.index(starts.len())], mid);
+            }
+        }
+        let mut edited = apply_user_ops(format, &installed, &ops, &[&plan], &mut expected);
         let comment = match format {
             SettingsFormat::Jsonc => Some("// user note\n"),
             SettingsFormat::Toml => Some("# user note\n"),
@@ -613,9 +657,20 @@ proptest! {
         prune_created(&mut expected, &applied.reversal);
         let back = applied.reversal.reverse(Some(&edited)).unwrap();
         let restored = written(back.file);
-        prop_assert_eq!(meaning(format, &restored), expected, "restored:\n{}", restored);
+        let mut actual = meaning(format, &restored);
+        if mid_line.is_some() {
+            // A comment the user wrote inside an object we created keeps that object (it
+            // holds the user's words); only that may differ from the model.
+            prune_created(&mut actual, &applied.reversal);
+        }
+        prop_assert_eq!(actual, expected, "restored:\n{}", restored);
         if let (true, Some(comment)) = (note, comment) {
             prop_assert!(restored.contains(comment.trim_end()));
+        }
+        // (The user's own edits may have replaced what held the comment.)
+        let user_kept_it = mid.is_some_and(|mid| edited.contains(mid));
+        if let (Some(_), Some(mid), true) = (mid_line, mid, user_kept_it) {
+            prop_assert!(restored.contains(mid.trim_end()), "lost the mid comment:\n{}", restored);
         }
     }
 

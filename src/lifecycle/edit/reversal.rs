@@ -25,6 +25,11 @@ pub const REVERSAL_VERSION: u32 = 1;
 /// removed bytes holds a withheld value and no displaced prior was withheld (a withheld value
 /// cannot be restored, so byte identity is impossible anyway); otherwise `exact` is `None`
 /// and removal always takes the semantic path, reporting withheld keys as residual.
+///
+/// Comments on the semantic path: comment lines the user wrote above one of our keys or
+/// tables stay in the file (in TOML they move to the next key or table, or to the end);
+/// a comment on our key's own line or inside our value goes with it. An object/table we
+/// created is pruned only when it holds no key (and, in JSONC, no comment).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reversal {
     /// Record version ([`REVERSAL_VERSION`]).
