@@ -43,13 +43,13 @@ pub enum EditError {
     },
     /// A container on the way to the key holds something other than an object/table.
     #[error(
-        "cannot address `{path}`: `{blocker}` is a {found}, not an object/table; \
+        "cannot address `{path}`: {blocker} is not an object/table (found: {found}); \
          the file was left untouched — move that value away or choose another key"
     )]
     NotAContainer {
         /// The key we tried to reach.
         path: KeyPath,
-        /// The first segment path that is not a container (empty display means the root).
+        /// Where the non-container sits: `` `env` `` or `the document root`.
         blocker: String,
         /// What was found there.
         found: &'static str,

@@ -130,8 +130,7 @@ impl JsonDoc {
         let blocked = |depth: usize, node: &CstNode| EditError::NotAContainer {
             path: path.clone(),
             blocker: KeyPath::new(path.segments()[..depth].to_vec())
-                .map(|p| p.to_string())
-                .unwrap_or_default(),
+                .map_or_else(|_| "the document root".to_owned(), |p| format!("`{p}`")),
             found: kind_of(node),
         };
         let Some(root) = self.root.value() else {

@@ -211,8 +211,7 @@ impl TomlDoc {
                 .ok_or_else(|| EditError::NotAContainer {
                     path: path.clone(),
                     blocker: KeyPath::new(segments[..=depth].to_vec())
-                        .map(|p| p.to_string())
-                        .unwrap_or_default(),
+                        .map_or_else(|_| "the document root".to_owned(), |p| format!("`{p}`")),
                     found: kind_of(item),
                 })?;
         }

@@ -232,7 +232,7 @@ fn a_non_object_on_the_way_is_refused() {
         .apply(Some(r#"{"env": "production"}"#), |_, _| false)
         .unwrap_err();
     assert!(
-        matches!(&err, EditError::NotAContainer { blocker, found: "string", .. } if blocker == "env"),
+        matches!(&err, EditError::NotAContainer { blocker, found: "string", .. } if blocker == "`env`"),
         "{err:?}"
     );
     let err = plan(SettingsFormat::Json, &ours())
@@ -242,6 +242,11 @@ fn a_non_object_on_the_way_is_refused() {
         err,
         EditError::NotAContainer { found: "array", .. }
     ));
+    assert!(
+        err.to_string()
+            .contains("the document root is not an object"),
+        "{err}"
+    );
 }
 
 #[test]
