@@ -723,6 +723,32 @@ proptest! {
     }
 
     #[test]
+    fn fuzz_harness_holds_on_mutated_documents(
+        (format, text) in document(),
+        selector in any::<u8>(),
+        mutations in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..4),
+    ) {
+        let mut bytes = text.into_bytes();
+        for (at, byte, kind) in mutations {
+            let at = if bytes.is_empty() { 0 } else { at.index(bytes.len()) };
+            match kind {
+                0 if !bytes.is_empty() => bytes[at] = byte,
+                1 => bytes.insert(at, byte),
+                _ if !bytes.is_empty() => { bytes.remove(at); }
+                _ => bytes.push(byte),
+            }
+        }
+        let format_byte = match format {
+            SettingsFormat::Json => 0u8,
+            SettingsFormat::Jsonc => 1,
+            _ => 2,
+        };
+        let mut data = vec![format_byte, selector];
+        data.extend_from_slice(&bytes);
+        fuzz_harness::edit_roundtrip(&data);
+    }
+
+    #[test]
     fn fuzz_harness_never_panics_on_arbitrary_bytes(data in prop::collection::vec(any::<u8>(), 0..256)) {
         fuzz_harness::edit_roundtrip(&data);
     }

@@ -39,8 +39,8 @@ pub use error::EditError;
 pub use path::KeyPath;
 pub use plan::{Applied, EditPlan, KeyEdit};
 pub use reversal::{
-    FileAction, KeyOutcome, KeyRestoration, KeyReversal, OriginalFile, PriorRecord, Restoration,
-    Reversal, REVERSAL_VERSION,
+    ExactUndo, FileAction, KeyOutcome, KeyRestoration, KeyReversal, OriginalFile, PriorRecord,
+    Restoration, Reversal, REVERSAL_VERSION,
 };
 pub use splice::Splice;
 

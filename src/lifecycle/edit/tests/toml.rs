@@ -203,3 +203,48 @@ fn a_comment_above_a_key_we_remove_moves_to_the_next_key() {
         "{text}"
     );
 }
+
+#[test]
+fn a_withheld_toml_prior_is_not_stored_and_the_key_is_residual() {
+    let text =
+        "[shell_environment_policy.set]\nOPENAI_API_KEY = \"sk-proj-secret\"\nPATH = \"/bin\"\n";
+    let applied = plan(
+        SettingsFormat::Toml,
+        &[(
+            "shell_environment_policy.set.OPENAI_API_KEY",
+            json!("gateway-issued"),
+        )],
+    )
+    .apply(Some(text), |path, _| path.leaf().ends_with("_API_KEY"))
+    .unwrap();
+    let stored = serde_json::to_string(&applied.reversal).unwrap();
+    assert!(!stored.contains("sk-proj"), "{stored}");
+    let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
+    assert_eq!(
+        back.residual().collect::<Vec<_>>(),
+        vec![&path("shell_environment_policy.set.OPENAI_API_KEY")]
+    );
+    let FileAction::Write(restored) = back.file else {
+        panic!("expected a write")
+    };
+    let doc = reread(&restored);
+    assert_eq!(
+        doc.get(&path("shell_environment_policy.set.OPENAI_API_KEY")),
+        None
+    );
+    assert_eq!(
+        doc.get(&path("shell_environment_policy.set.PATH")),
+        Some(json!("/bin"))
+    );
+}
+
+#[test]
+fn a_file_the_user_deleted_is_not_recreated() {
+    let applied = apply(SettingsFormat::Toml, Some(CODEX), &ours());
+    let back = applied.reversal.reverse(None).unwrap();
+    assert_eq!(back.file, FileAction::Leave);
+    assert!(back
+        .keys
+        .iter()
+        .all(|k| k.outcome == KeyOutcome::FileMissing));
+}
