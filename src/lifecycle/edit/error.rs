@@ -64,14 +64,13 @@ pub enum EditError {
         /// Why it cannot be represented.
         reason: &'static str,
     },
-    /// The editor's output failed our re-parse check; we refuse rather than risk the file.
+    /// The editor's output failed our read-back check; we refuse rather than risk the file.
     #[error(
-        "editing `{path}` produced a {format} document that does not read back as intended \
-         ({detail}); nothing was written — report this file shape as a bug"
+        "editing the {format} document produced text that does not read back as intended \
+         ({detail}); nothing was written — the file may hold duplicate keys, otherwise \
+         report this file shape as a bug"
     )]
     ReadBackMismatch {
-        /// The key whose edit was being verified (or the first planned key).
-        path: KeyPath,
         /// The format.
         format: SettingsFormat,
         /// What did not match.

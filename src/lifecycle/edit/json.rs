@@ -166,8 +166,7 @@ impl JsonDoc {
                 created.push(KeyPath::new(segments[..=depth].to_vec())?);
                 Some(object.object_value_or_set(segment))
             }
-            .ok_or_else(|| EditError::ReadBackMismatch {
-                path: path.clone(),
+            .ok_or(EditError::ReadBackMismatch {
                 format: self.format,
                 detail: "an intermediate object vanished while editing",
             })?;

@@ -86,14 +86,7 @@ impl EditPlan {
     ) -> Result<Applied, EditError> {
         let original = current.unwrap_or("");
         let mut doc = SettingsDoc::parse(self.format, original)?;
-        let first_path = || {
-            self.edits
-                .first()
-                .map(|e| e.path.clone())
-                .unwrap_or_else(|| KeyPath::new(["<none>"]).expect("one segment"))
-        };
         let mismatch = |detail| EditError::ReadBackMismatch {
-            path: first_path(),
             format: self.format,
             detail,
         };

@@ -240,7 +240,6 @@ impl TomlDoc {
                 table.insert(segment, item);
             }
             let item = table.get_mut(segment).ok_or(EditError::ReadBackMismatch {
-                path: path.clone(),
                 format: SettingsFormat::Toml,
                 detail: "an intermediate table vanished while editing",
             })?;
@@ -249,7 +248,6 @@ impl TomlDoc {
             table = item
                 .as_table_like_mut()
                 .ok_or(EditError::ReadBackMismatch {
-                    path: path.clone(),
                     format: SettingsFormat::Toml,
                     detail: "an intermediate table is not a table",
                 })?;
