@@ -20,6 +20,24 @@
 //!   untouched, key-by-key semantic otherwise. See its docs for the withheld-value rule and
 //!   for composing a re-install with the first install ([`Reversal::compose`]).
 //! - [`fuzz_harness`] — the entry point a cargo-fuzz target drives.
+//!
+//! ```
+//! use devint::lifecycle::edit::{EditPlan, FileAction, KeyEdit, SettingsFormat};
+//! use serde_json::json;
+//!
+//! let original = "{\n  // mine\n  \"model\": \"opus\",\n}\n";
+//! let plan = EditPlan::new(
+//!     SettingsFormat::Jsonc,
+//!     vec![KeyEdit { path: "env.ANTHROPIC_BASE_URL".parse()?, value: json!("http://127.0.0.1:4000") }],
+//! )?;
+//! // Withhold prior values that look like credentials (here: none do).
+//! let applied = plan.apply(Some(original), |_, v| v.as_str().is_some_and(|s| s.starts_with("sk-")))?;
+//! assert!(applied.text.contains("// mine"));
+//! // The reversal goes into the receipt; untouched, it gives back the original bytes.
+//! let back = applied.reversal.reverse(Some(&applied.text))?;
+//! assert_eq!(back.file, FileAction::Write(original.to_owned()));
+//! # Ok::<(), devint::lifecycle::edit::EditError>(())
+//! ```
 
 mod error;
 pub mod fuzz_harness;
