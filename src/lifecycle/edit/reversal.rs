@@ -40,6 +40,9 @@ pub struct Reversal {
     pub original: OriginalFile,
     /// Our keys, in apply order, with what they displaced.
     pub keys: Vec<KeyReversal>,
+    /// Our elements in shared arrays, in apply order.
+    #[serde(default)]
+    pub elements: Vec<ElementReversal>,
     /// Objects/tables we created, outermost first; pruned on removal when left empty.
     pub created: Vec<KeyPath>,
     /// The byte-exact undo, when it could be recorded.
@@ -76,6 +79,24 @@ impl KeyReversal {
     /// Whether `value` is the value we installed (drift read-back).
     pub fn holds_ours(&self, value: &Value) -> bool {
         value_digest(value) == self.installed_digest
+    }
+}
+
+/// One element of ours in a shared array.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementReversal {
+    /// The array's key.
+    pub path: KeyPath,
+    /// SHA-256 of the canonical JSON of the element (not the element itself).
+    pub element_digest: String,
+    /// An equal element was there before we came: reversal leaves it.
+    pub was_present: bool,
+}
+
+impl ElementReversal {
+    /// Whether `value` is our element.
+    pub fn is_ours(&self, value: &Value) -> bool {
+        value_digest(value) == self.element_digest
     }
 }
 
@@ -149,6 +170,9 @@ pub struct Restoration {
     pub file: FileAction,
     /// Each of our keys, in apply order.
     pub keys: Vec<KeyRestoration>,
+    /// Each of our array elements, in apply order: `Deleted` (removed), `Restored` (it was
+    /// the user's before; left), `KeptUserChange` (the user already removed it).
+    pub elements: Vec<KeyRestoration>,
     /// Whether the byte-exact undo was used.
     pub exact: bool,
 }
@@ -207,9 +231,17 @@ impl Reversal {
                         PriorRecord::Present { .. } => KeyOutcome::Restored,
                         PriorRecord::Withheld => KeyOutcome::WithheldResidual,
                     });
+                    let elements = self.element_outcomes(|e| {
+                        if e.was_present {
+                            KeyOutcome::Restored
+                        } else {
+                            KeyOutcome::Deleted
+                        }
+                    });
                     return Ok(Restoration {
                         file,
                         keys,
+                        elements,
                         exact: true,
                     });
                 }
@@ -232,10 +264,26 @@ impl Reversal {
             return Ok(Restoration {
                 file: FileAction::Leave,
                 keys: self.outcomes(|_| outcome),
+                elements: self.element_outcomes(|_| outcome),
                 exact: false,
             });
         };
         let mut doc = SettingsDoc::parse(self.format, text)?;
+        let mut elements = Vec::with_capacity(self.elements.len());
+        for element in self.elements.iter().rev() {
+            let outcome = if element.was_present {
+                KeyOutcome::Restored
+            } else if doc.remove_element(&element.path, |v| element.is_ours(v)) {
+                KeyOutcome::Deleted
+            } else {
+                KeyOutcome::KeptUserChange
+            };
+            elements.push(KeyRestoration {
+                path: element.path.clone(),
+                outcome,
+            });
+        }
+        elements.reverse();
         let mut outcomes = Vec::with_capacity(self.keys.len());
         for key in self.keys.iter().rev() {
             let current = doc.get(&key.path);
@@ -278,6 +326,7 @@ impl Reversal {
         Ok(Restoration {
             file,
             keys: outcomes,
+            elements,
             exact: false,
         })
     }
@@ -302,6 +351,15 @@ impl Reversal {
                 None => keys.push(key.clone()),
             }
         }
+        let mut elements = first.elements.clone();
+        for element in &later.elements {
+            let known = elements
+                .iter()
+                .any(|e| e.path == element.path && e.element_digest == element.element_digest);
+            if !known {
+                elements.push(element.clone());
+            }
+        }
         let mut created = first.created.clone();
         for path in &later.created {
             if !created.contains(path) {
@@ -321,6 +379,7 @@ impl Reversal {
             format: first.format,
             original: first.original.clone(),
             keys,
+            elements,
             created,
             exact,
         })
@@ -332,6 +391,19 @@ impl Reversal {
             .map(|k| KeyRestoration {
                 path: k.path.clone(),
                 outcome: outcome(k),
+            })
+            .collect()
+    }
+
+    fn element_outcomes(
+        &self,
+        outcome: impl Fn(&ElementReversal) -> KeyOutcome,
+    ) -> Vec<KeyRestoration> {
+        self.elements
+            .iter()
+            .map(|e| KeyRestoration {
+                path: e.path.clone(),
+                outcome: outcome(e),
             })
             .collect()
     }

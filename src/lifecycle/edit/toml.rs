@@ -369,10 +369,65 @@ impl TomlDoc {
         }
     }
 
+    fn item_mut(&mut self, path: &KeyPath) -> Option<&mut Item> {
+        let mut table: &mut dyn TableLike = self.doc.as_table_mut();
+        let segments = path.segments();
+        for segment in &segments[..segments.len() - 1] {
+            table = table.get_mut(segment)?.as_table_like_mut()?;
+        }
+        table.get_mut(path.leaf())
+    }
+
+    pub(super) fn push_element(
+        &mut self,
+        path: &KeyPath,
+        element: &Value,
+    ) -> Result<(), EditError> {
+        representable(path, element)?;
+        match self.item_mut(path) {
+            Some(Item::Value(toml_edit::Value::Array(array))) => {
+                array.push(inline(element));
+                Ok(())
+            }
+            Some(Item::ArrayOfTables(tables)) => match block(element) {
+                Item::Table(table) => {
+                    tables.push(table);
+                    Ok(())
+                }
+                _ => Err(EditError::Unrepresentable {
+                    path: path.clone(),
+                    format: SettingsFormat::Toml,
+                    reason: "an array of tables only takes tables",
+                }),
+            },
+            _ => Err(EditError::ReadBackMismatch {
+                format: SettingsFormat::Toml,
+                detail: "the array vanished while editing",
+            }),
+        }
+    }
+
+    pub(super) fn remove_element(&mut self, path: &KeyPath, index: usize) -> bool {
+        match self.item_mut(path) {
+            Some(Item::Value(toml_edit::Value::Array(array))) if index < array.len() => {
+                array.remove(index);
+                true
+            }
+            Some(Item::ArrayOfTables(tables)) if index < tables.len() => {
+                tables.remove(index);
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub(super) fn is_empty_container(&self, path: &KeyPath) -> bool {
-        self.item(path)
-            .and_then(Item::as_table_like)
-            .is_some_and(TableLike::is_empty)
+        match self.item(path) {
+            Some(Item::Value(toml_edit::Value::Array(array))) => array.is_empty(),
+            Some(Item::ArrayOfTables(tables)) => tables.is_empty(),
+            Some(item) => item.as_table_like().is_some_and(TableLike::is_empty),
+            None => false,
+        }
     }
 
     pub(super) fn to_value(&self) -> Option<Value> {

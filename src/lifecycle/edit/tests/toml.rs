@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::lifecycle::edit::{EditError, FileAction, KeyOutcome, SettingsDoc};
+use crate::lifecycle::edit::{EditError, ElementEdit, FileAction, KeyOutcome, SettingsDoc};
 
 const CODEX: &str = r#"# Codex configuration
 model = "o4-mini"   # default model
@@ -247,4 +247,46 @@ fn a_file_the_user_deleted_is_not_recreated() {
         .keys
         .iter()
         .all(|k| k.outcome == KeyOutcome::FileMissing));
+}
+
+#[test]
+fn elements_join_toml_arrays_and_arrays_of_tables_and_leave_cleanly() {
+    let original = "notify = [\"notify-send\"]  # desktop\n\n[[hooks]]\nname = \"lint\"\n";
+    let plan = plan(SettingsFormat::Toml, &[])
+        .with_elements(vec![
+            ElementEdit {
+                path: path("notify"),
+                element: json!("devint-notify"),
+            },
+            ElementEdit {
+                path: path("hooks"),
+                element: json!({"name": "devint", "command": "devint hook"}),
+            },
+        ])
+        .unwrap();
+    let applied = plan.apply(Some(original), |_, _| false).unwrap();
+    let doc = reread(&applied.text);
+    assert_eq!(
+        doc.get(&path("notify")),
+        Some(json!(["notify-send", "devint-notify"]))
+    );
+    assert_eq!(
+        doc.get(&path("hooks")).unwrap().as_array().unwrap().len(),
+        2
+    );
+    assert!(applied.text.contains("# desktop"));
+    let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
+    assert_eq!(back.file, FileAction::Write(original.to_owned()));
+
+    let edited = applied.text.clone() + "\n[[hooks]]\nname = \"mine\"\n";
+    let back = applied.reversal.reverse(Some(&edited)).unwrap();
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    let doc = reread(&text);
+    assert_eq!(doc.get(&path("notify")), Some(json!(["notify-send"])));
+    assert_eq!(
+        doc.get(&path("hooks")),
+        Some(json!([{"name": "lint"}, {"name": "mine"}]))
+    );
 }
