@@ -287,14 +287,19 @@ impl TomlDoc {
         })
     }
 
-    /// The standard (non-inline, non-dotted) table holding `path`'s leaf, if it is one.
-    fn parent_table(&self, path: &KeyPath) -> Option<&Table> {
+    /// The (non-inline) table holding `path`'s leaf, with the position of the nearest
+    /// table that has a header (dotted tables are written inside their parent's body).
+    fn parent_table(&self, path: &KeyPath) -> Option<(&Table, isize)> {
         let mut table = self.doc.as_table();
+        let mut anchor = table.position().unwrap_or(-1);
         let segments = path.segments();
         for segment in &segments[..segments.len() - 1] {
             table = table.get(segment)?.as_table()?;
+            if !table.is_dotted() {
+                anchor = table.position().unwrap_or(anchor);
+            }
         }
-        (!table.is_dotted()).then_some(table)
+        Some((table, anchor))
     }
 
     pub(super) fn remove(&mut self, path: &KeyPath) -> Option<Value> {
@@ -302,7 +307,7 @@ impl TomlDoc {
         // Comments written above what we remove belong to the user: find them first.
         let mut orphans = Vec::new();
         let mut heir = None;
-        if let Some(parent) = self.parent_table(path) {
+        if let Some((parent, anchor)) = self.parent_table(path) {
             if let Some((key, item)) = parent.get_key_value(leaf) {
                 item_comments(item, &mut orphans);
                 if let (Item::Value(_), Some(comment)) = (item, comment_prefix(key.leaf_decor())) {
@@ -317,7 +322,7 @@ impl TomlDoc {
                         .and_then(|i| values.get(i + 1));
                     match next {
                         Some(next) => heir = Some((next.to_string(), comment)),
-                        None => orphans.push((parent.position().unwrap_or(-1), comment)),
+                        None => orphans.push((anchor, comment)),
                     }
                 }
             }
