@@ -13,9 +13,13 @@
 //!
 //! - [`SettingsDoc`] — one parsed document: [`get`](SettingsDoc::get),
 //!   [`set`](SettingsDoc::set) (creating intermediate objects/tables),
-//!   [`remove`](SettingsDoc::remove), [`Display`](std::fmt::Display) for the edited text.
-//! - [`EditPlan`] — the keys we own and their values; [`EditPlan::apply`] turns the current
-//!   file (or its absence) into the new text plus a [`Reversal`].
+//!   [`remove`](SettingsDoc::remove), [`add_element`](SettingsDoc::add_element),
+//!   [`remove_element`](SettingsDoc::remove_element), [`Display`](std::fmt::Display) for
+//!   the edited text.
+//! - [`EditPlan`] — the keys we own whole ([`KeyEdit`]) and the entries we own inside arrays
+//!   the user shares with us ([`ElementEdit`], e.g. one hook in `hooks.PreToolUse`);
+//!   [`EditPlan::apply`] turns the current file (or its absence) into the new text plus a
+//!   [`Reversal`].
 //! - [`Reversal`] — the receipt-ready record that undoes an apply: byte-exact when the file is
 //!   untouched, key-by-key semantic otherwise. See its docs for the withheld-value rule and
 //!   for composing a re-install with the first install ([`Reversal::compose`]).
