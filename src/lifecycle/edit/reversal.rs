@@ -251,9 +251,10 @@ impl Reversal {
     }
 
     /// Restores our keys one by one on the file as it is now, keeping every other change:
-    /// a key still holding our value goes back to its prior (deleted if it had none); a key
-    /// the user set to another value is kept; objects/tables we created are pruned if now
-    /// empty; a file we created is deleted if nothing of the user's is left.
+    /// a key still holding our value — or one the user removed — goes back to its prior
+    /// (deleted if it had none); a key the user set to another value is kept; our array
+    /// entries are removed where still present; objects/tables/arrays we created are pruned
+    /// if now empty; a file we created is deleted if nothing of the user's is left.
     pub fn reverse_semantic(&self, current: Option<&str>) -> Result<Restoration, EditError> {
         self.check_version()?;
         let Some(text) = current else {
