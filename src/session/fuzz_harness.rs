@@ -675,8 +675,11 @@ mod tests {
                 if rig.dispatches > 0 {
                     seen.insert((0, 0));
                 }
-                std::fs::write(root.join(format!("session_server/seed-{kept:02}.bin")), &data)
-                    .expect("write seed");
+                std::fs::write(
+                    root.join(format!("session_server/seed-{kept:02}.bin")),
+                    &data,
+                )
+                .expect("write seed");
                 kept += 1;
             }
         }
