@@ -817,3 +817,34 @@ fn a_denial_reaches_the_client_as_denied_with_its_code() {
     ));
     assert_eq!(pair.backend.total_calls(), 0);
 }
+
+#[test]
+fn an_unreadable_frame_is_a_protocol_violation_and_nothing_follows_the_close() {
+    let mut pair = Pair::negotiated(5);
+    let mut input: &[u8] = &[9, 0];
+    let error = Decoder::<ClientToServer>::new()
+        .decode(&mut input)
+        .unwrap_err();
+    let Step::Reply {
+        frame,
+        audit,
+        close,
+    } = pair.server.handle_frame_error(&error, pair.now)
+    else {
+        panic!("a frame error is answered, not dispatched");
+    };
+    assert!(close);
+    assert_denied(&denied(frame.unwrap()), 0, DenyCode::ProtocolViolation);
+    assert!(matches!(audit[0].kind, AuditKind::FrameRefused { .. }));
+    // A second error on the closed connection writes and audits nothing.
+    let Step::Reply {
+        frame,
+        audit,
+        close,
+    } = pair.server.handle_frame_error(&error, pair.now)
+    else {
+        panic!("a closed connection dispatches nothing");
+    };
+    assert!(close && frame.is_none() && audit.is_empty());
+    assert_eq!(pair.backend.total_calls(), 0);
+}
