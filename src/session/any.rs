@@ -132,6 +132,14 @@ impl AnyConnection {
     /// A frame could not be read (spec §2): refuse it, audit, close.
     pub fn handle_frame_error(&mut self, error: &FrameError, now: u64) -> Step {
         let meta = self.meta();
+        // A finished connection writes nothing more (its last frame was already given).
+        if self.is_closed() {
+            return Step::Reply {
+                frame: None,
+                audit: Vec::new(),
+                close: true,
+            };
+        }
         *self = AnyConnection::Closed(meta);
         let audit = AuditEvent::new(
             now,

@@ -32,6 +32,8 @@ mod any;
 mod authorization;
 pub mod client;
 mod denial;
+#[cfg(any(test, feature = "test-support"))]
+pub mod fuzz_harness;
 mod sentences;
 mod server;
 

@@ -51,6 +51,18 @@ impl TokenResolver for crate::auth::SharedBook {
     }
 }
 
+impl TokenResolver for crate::auth::LiveBook {
+    fn resolve(
+        &self,
+        token: &str,
+        verb: Verb,
+        tool: &str,
+        now: u64,
+    ) -> Result<Grant, ResolveError> {
+        crate::auth::LiveBook::resolve(self, token, verb, tool, now).map_err(ResolveError::Denied)
+    }
+}
+
 /// Who a connection is: the server's id for it and the peer's verified uid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConnectionMeta {

@@ -1,0 +1,7 @@
+// A client waiting for HelloAck has no hello() either.
+use devint::session::Client;
+
+fn main() {
+    let (awaiting, _hello) = Client::new("ide", "1").hello();
+    let _ = awaiting.hello();
+}

@@ -1,0 +1,6 @@
+// PeerVerified is minted only by the transport's peer-credential check.
+use devint::transport::PeerVerified;
+
+fn main() {
+    let _ = PeerVerified { uid: 1000 };
+}

@@ -1,0 +1,7 @@
+// Before Hello a client can only say hello.
+use devint::session::Client;
+
+fn main() {
+    let mut client = Client::new("ide", "1");
+    let _ = client.list_tools();
+}
