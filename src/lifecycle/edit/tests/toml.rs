@@ -1,0 +1,150 @@
+//! TOML: a Codex `config.toml` with comments, tables and dotted keys.
+
+use serde_json::json;
+
+use super::*;
+use crate::lifecycle::edit::{EditError, FileAction, KeyOutcome, SettingsDoc};
+
+const CODEX: &str = r#"# Codex configuration
+model = "o4-mini"   # default model
+approval_policy = "on-request"
+tui.animations = false
+
+[shell_environment_policy]
+inherit = "core"  # keep PATH and HOME
+
+# Documentation server
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "docs-mcp"]
+
+[profiles.fast]
+model = "gpt-4.1-mini"
+"#;
+
+fn ours() -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        ("model", json!("gateway/o4-mini")),
+        (
+            "mcp_servers.devint",
+            json!({"command": "devint", "args": ["mcp", "--stdio"]}),
+        ),
+        (
+            "shell_environment_policy.set.DEVINT_GATEWAY",
+            json!("http://127.0.0.1:4000"),
+        ),
+        ("tui.devint_badge", json!(true)),
+    ]
+}
+
+fn reread(text: &str) -> SettingsDoc {
+    SettingsDoc::parse(SettingsFormat::Toml, text).expect("parses")
+}
+
+#[test]
+fn install_keeps_comments_decor_and_tables() {
+    let applied = apply(SettingsFormat::Toml, Some(CODEX), &ours());
+    for kept in [
+        "# Codex configuration\n",
+        "model = \"gateway/o4-mini\"   # default model\n",
+        "inherit = \"core\"  # keep PATH and HOME\n",
+        "# Documentation server\n[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"docs-mcp\"]\n",
+        "[profiles.fast]\nmodel = \"gpt-4.1-mini\"\n",
+    ] {
+        assert!(applied.text.contains(kept), "lost {kept:?} in\n{}", applied.text);
+    }
+    let doc = reread(&applied.text);
+    assert_eq!(
+        doc.get(&path("mcp_servers.devint.args")),
+        Some(json!(["mcp", "--stdio"]))
+    );
+    assert_eq!(doc.get(&path("tui.devint_badge")), Some(json!(true)));
+    assert_eq!(doc.get(&path("tui.animations")), Some(json!(false)));
+    assert_eq!(
+        applied.reversal.created,
+        vec![path("shell_environment_policy.set")]
+    );
+}
+
+#[test]
+fn reversing_untouched_toml_is_byte_identical() {
+    for original in [Some(CODEX), Some(""), Some("# only a comment\n"), None] {
+        let applied = apply(SettingsFormat::Toml, original, &ours());
+        let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
+        assert!(back.exact);
+        let expected = match original {
+            Some(text) => FileAction::Write(text.to_owned()),
+            None => FileAction::Delete,
+        };
+        assert_eq!(back.file, expected);
+    }
+}
+
+#[test]
+fn user_edits_to_a_codex_config_survive_removal() {
+    let applied = apply(SettingsFormat::Toml, Some(CODEX), &ours());
+    let edited = applied.text.replace(
+        "approval_policy = \"on-request\"",
+        "approval_policy = \"never\" # mine",
+    ) + "\n[profiles.slow]\nmodel = \"o3\"\n";
+    let back = applied.reversal.reverse(Some(&edited)).unwrap();
+    assert!(!back.exact);
+    assert!(back
+        .keys
+        .iter()
+        .all(|k| k.outcome != KeyOutcome::KeptUserChange));
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    assert!(text.contains("approval_policy = \"never\" # mine"));
+    assert!(text.contains("model = \"o4-mini\"   # default model"));
+    let doc = reread(&text);
+    assert_eq!(doc.get(&path("profiles.slow.model")), Some(json!("o3")));
+    assert_eq!(doc.get(&path("mcp_servers.devint")), None);
+    assert_eq!(
+        doc.get(&path("shell_environment_policy.set")),
+        None,
+        "pruned"
+    );
+    assert_eq!(doc.get(&path("tui.devint_badge")), None);
+    assert_eq!(
+        doc.get(&path("mcp_servers.docs.command")),
+        Some(json!("npx"))
+    );
+}
+
+#[test]
+fn null_has_no_toml_form_and_changes_nothing() {
+    let err = plan(SettingsFormat::Toml, &[("a.b", json!(null))])
+        .apply(Some(CODEX), |_, _| false)
+        .unwrap_err();
+    assert!(matches!(err, EditError::Unrepresentable { .. }), "{err:?}");
+    let mut doc = reread(CODEX);
+    assert!(doc.set(&path("x.y"), json!([1, null])).is_err());
+    assert_eq!(doc.to_string(), CODEX);
+}
+
+#[test]
+fn an_array_of_tables_on_the_way_is_refused() {
+    let err = plan(SettingsFormat::Toml, &[("hooks.devint", json!(1))])
+        .apply(Some("[[hooks]]\nname = \"a\"\n"), |_, _| false)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EditError::NotAContainer {
+                found: "array of tables",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn broken_toml_is_refused_with_its_position() {
+    let err = plan(SettingsFormat::Toml, &ours())
+        .apply(Some("a = 1\nb = = 2\n"), |_, _| false)
+        .unwrap_err();
+    assert!(matches!(err, EditError::Parse { line: 2, .. }), "{err:?}");
+}
