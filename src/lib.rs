@@ -31,6 +31,8 @@ pub mod negotiate;
 pub mod provenance;
 pub mod server;
 pub mod session;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 pub mod transport;
 pub mod verbs;
 pub mod wire;
