@@ -16,8 +16,23 @@ use super::EditError;
 /// other than ASCII letters, digits, `_` or `-` is displayed in double quotes with JSON
 /// escapes (`mcp."a.b"`). [`FromStr`] accepts the same syntax.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(into = "Vec<String>", try_from = "Vec<String>")]
 pub struct KeyPath(Vec<String>);
+
+impl From<KeyPath> for Vec<String> {
+    fn from(path: KeyPath) -> Self {
+        path.0
+    }
+}
+
+impl TryFrom<Vec<String>> for KeyPath {
+    type Error = EditError;
+
+    // A receipt is read back from disk: an empty path must not get past here.
+    fn try_from(segments: Vec<String>) -> Result<Self, Self::Error> {
+        KeyPath::new(segments)
+    }
+}
 
 impl KeyPath {
     /// A key path from its segments; at least one segment is required.
@@ -141,6 +156,13 @@ mod tests {
         let odd = KeyPath::new(["mcp", "a.b", "", "q\"x"]).unwrap();
         assert_eq!(odd.to_string(), r#"mcp."a.b".""."q\"x""#);
         assert_eq!(odd.to_string().parse::<KeyPath>().unwrap(), odd);
+    }
+
+    #[test]
+    fn a_stored_empty_path_is_rejected_on_load() {
+        assert!(serde_json::from_str::<KeyPath>("[]").is_err());
+        let path: KeyPath = serde_json::from_str(r#"["env","X"]"#).unwrap();
+        assert_eq!(serde_json::to_string(&path).unwrap(), r#"["env","X"]"#);
     }
 
     #[test]

@@ -148,3 +148,58 @@ fn broken_toml_is_refused_with_its_position() {
         .unwrap_err();
     assert!(matches!(err, EditError::Parse { line: 2, .. }), "{err:?}");
 }
+
+#[test]
+fn comments_above_a_table_we_remove_stay_in_the_file() {
+    let original = "model = \"o3\"\n";
+    let applied = apply(
+        SettingsFormat::Toml,
+        Some(original),
+        &[("mcp_servers.devint.command", json!("devint"))],
+    );
+    // The user annotates our table and adds one of their own after it.
+    let edited = applied.text.replace(
+        "[mcp_servers.devint]",
+        "# reviewed: keep until Q3\n[mcp_servers.devint]",
+    ) + "\n# their server\n[mcp_servers.theirs]\ncommand = \"x\"\n";
+    let back = applied.reversal.reverse(Some(&edited)).unwrap();
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    assert!(text.contains("# reviewed: keep until Q3"), "{text}");
+    assert!(
+        text.contains("# their server\n[mcp_servers.theirs]"),
+        "{text}"
+    );
+    assert_eq!(reread(&text).get(&path("mcp_servers.devint")), None);
+    // With nothing after it, the comment moves to the end of the file.
+    let edited = applied
+        .text
+        .replace("[mcp_servers.devint]", "# reviewed\n[mcp_servers.devint]");
+    let back = applied.reversal.reverse(Some(&edited)).unwrap();
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    assert!(text.contains("# reviewed"), "{text}");
+}
+
+#[test]
+fn a_comment_above_a_key_we_remove_moves_to_the_next_key() {
+    let applied = apply(
+        SettingsFormat::Toml,
+        Some("[tui]\nanimations = false\n"),
+        &[("tui.devint_badge", json!(true))],
+    );
+    let edited = applied
+        .text
+        .replace("devint_badge", "# mine: about colours\ndevint_badge")
+        + "colours = \"dark\"\n";
+    let back = applied.reversal.reverse(Some(&edited)).unwrap();
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    assert!(
+        text.contains("# mine: about colours\ncolours = \"dark\""),
+        "{text}"
+    );
+}
