@@ -83,13 +83,7 @@ impl Sandbox {
     }
 
     pub fn config(&self) -> RuntimeConfig {
-        let mut c = RuntimeConfig::new(
-            self.state.clone(),
-            self.home.clone(),
-            self.bin.display().to_string(),
-        );
-        c.gateway_base_url = Some("http://127.0.0.1:8787/anthropic".into());
-        c
+        config_for(self.dir.path())
     }
 
     pub fn open(&self) -> ReferenceRuntime {
@@ -123,6 +117,17 @@ impl Sandbox {
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default()
     }
+}
+
+/// The configuration of a sandbox rooted at `root` (for child processes).
+pub fn config_for(root: &Path) -> RuntimeConfig {
+    let mut c = RuntimeConfig::new(
+        root.join("state"),
+        root.join("home"),
+        root.join("bin").display().to_string(),
+    );
+    c.gateway_base_url = Some("http://127.0.0.1:8787/anthropic".into());
+    c
 }
 
 /// The enrolment book, as the server resolves it.
