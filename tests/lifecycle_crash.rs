@@ -5,6 +5,8 @@
 //! parent then opens a fresh runtime — recovery — and checks that the target is either as
 //! it was or fully done, never half. Every point of apply, repair and remove is covered.
 
+#![cfg(feature = "test-support")]
+
 mod lifecycle_support;
 
 use std::path::{Path, PathBuf};
@@ -72,7 +74,11 @@ fn role_is(role: &str) -> bool {
 fn wait_for(path: &Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !path.exists() {
-        assert!(Instant::now() < deadline, "{} never appeared", path.display());
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -113,7 +119,10 @@ fn point(op: &str, stage: JournalStage) -> String {
 /// After recovery: no journal left, and the status agrees with the file.
 fn recovered(sb: &Sandbox) -> (ReferenceRuntime, Client) {
     let rt = sb.open();
-    assert!(sb.files("journal").is_empty(), "recovery removed the journal");
+    assert!(
+        sb.files("journal").is_empty(),
+        "recovery removed the journal"
+    );
     (rt, Client::new(&book(), "ide"))
 }
 
@@ -124,7 +133,10 @@ fn a_crash_at_every_apply_journal_point_leaves_the_file_as_it_was_or_fully_integ
         let sb = Sandbox::new();
         sb.write_settings(CLAUDE_SETTINGS);
         let status = run_child("apply", sb.dir.path(), &point("apply", stage));
-        assert!(!status.success(), "{stage:?}: the child must have died at the point");
+        assert!(
+            !status.success(),
+            "{stage:?}: the child must have died at the point"
+        );
         let (rt, mut c) = recovered(&sb);
         let text = sb.read_settings().unwrap();
         if stage == JournalStage::JournalWritten {
@@ -134,10 +146,18 @@ fn a_crash_at_every_apply_journal_point_leaves_the_file_as_it_was_or_fully_integ
         } else {
             assert_eq!(text, full, "{stage:?}: fully integrated");
             let s = c.status(&rt);
-            assert_eq!((s.state, s.achieved_level), (StatusState::Ladder, Level::PartiallyIntegrated), "{stage:?}");
+            assert_eq!(
+                (s.state, s.achieved_level),
+                (StatusState::Ladder, Level::PartiallyIntegrated),
+                "{stage:?}"
+            );
         }
         c.uninstall(&rt);
-        assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS, "{stage:?}: removal is exact");
+        assert_eq!(
+            sb.read_settings().unwrap(),
+            CLAUDE_SETTINGS,
+            "{stage:?}: removal is exact"
+        );
     }
 }
 
@@ -152,7 +172,10 @@ fn a_crash_at_every_remove_journal_point_leaves_the_file_integrated_or_as_it_was
             Client::new(&book(), "ide").install(&rt, "team");
         }
         let status = run_child("remove", sb.dir.path(), &point("remove", stage));
-        assert!(!status.success(), "{stage:?}: the child must have died at the point");
+        assert!(
+            !status.success(),
+            "{stage:?}: the child must have died at the point"
+        );
         let (rt, mut c) = recovered(&sb);
         if stage == JournalStage::JournalWritten {
             assert_eq!(sb.read_settings().unwrap(), full, "{stage:?}: rolled back");
@@ -162,14 +185,21 @@ fn a_crash_at_every_remove_journal_point_leaves_the_file_integrated_or_as_it_was
             assert!(sb.files("receipts").is_empty(), "{stage:?}: rolled forward");
         }
         assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS, "{stage:?}");
-        assert_eq!(c.status(&rt).achieved_level, Level::DetectedNotIntegrated, "{stage:?}");
+        assert_eq!(
+            c.status(&rt).achieved_level,
+            Level::DetectedNotIntegrated,
+            "{stage:?}"
+        );
     }
 }
 
 #[test]
 fn a_crash_at_every_repair_journal_point_leaves_the_drift_or_the_repair() {
     let full = integrated_text();
-    let drifted = full.replace("http://127.0.0.1:8787/anthropic", "https://elsewhere.example");
+    let drifted = full.replace(
+        "http://127.0.0.1:8787/anthropic",
+        "https://elsewhere.example",
+    );
     for stage in JournalPoint::STAGES {
         let sb = Sandbox::new();
         sb.write_settings(CLAUDE_SETTINGS);
@@ -179,11 +209,18 @@ fn a_crash_at_every_repair_journal_point_leaves_the_drift_or_the_repair() {
         }
         sb.write_settings(&drifted);
         let status = run_child("repair", sb.dir.path(), &point("repair", stage));
-        assert!(!status.success(), "{stage:?}: the child must have died at the point");
+        assert!(
+            !status.success(),
+            "{stage:?}: the child must have died at the point"
+        );
         let (rt, mut c) = recovered(&sb);
         let s = c.status(&rt);
         if stage == JournalStage::JournalWritten {
-            assert_eq!(sb.read_settings().unwrap(), drifted, "{stage:?}: rolled back");
+            assert_eq!(
+                sb.read_settings().unwrap(),
+                drifted,
+                "{stage:?}: rolled back"
+            );
             assert_eq!(s.state, StatusState::Drifted, "{stage:?}");
             // The drift is still ours to repair (removing now would keep the changed value).
             c.call(&rt, VerbCall::Repair { tool: claude() }).unwrap();
@@ -203,7 +240,9 @@ fn two_processes_applying_to_one_tool_serialize() {
     sb.write_settings(CLAUDE_SETTINGS);
     sb.write_profile("other", "gateway_base_url = \"http://127.0.0.1:9999\"\n");
     let root = sb.dir.path();
-    let mut a = child("hold", root, &point("apply", JournalStage::TargetWritten)).spawn().unwrap();
+    let mut a = child("hold", root, &point("apply", JournalStage::TargetWritten))
+        .spawn()
+        .unwrap();
     wait_for(&root.join("a-holding"));
     // A holds the (tool, scope) lock mid-apply: nobody else can take it.
     let busy = TargetLock::try_acquire(&sb.state.join("locks"), "claude-code", "user");
@@ -218,9 +257,16 @@ fn two_processes_applying_to_one_tool_serialize() {
 
     let rt = sb.open();
     assert!(sb.files("journal").is_empty());
-    assert_eq!(json(&sb.settings())["env"]["ANTHROPIC_BASE_URL"], "http://127.0.0.1:9999");
+    assert_eq!(
+        json(&sb.settings())["env"]["ANTHROPIC_BASE_URL"],
+        "http://127.0.0.1:9999"
+    );
     let mut c = Client::new(&book(), "ide");
     assert_eq!(c.status(&rt).state, StatusState::Ladder);
     c.uninstall(&rt);
-    assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS, "one consistent history");
+    assert_eq!(
+        sb.read_settings().unwrap(),
+        CLAUDE_SETTINGS,
+        "one consistent history"
+    );
 }

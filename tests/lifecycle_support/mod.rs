@@ -134,8 +134,16 @@ pub fn config_for(root: &Path) -> RuntimeConfig {
 pub struct Book(pub LiveBook);
 
 impl TokenResolver for Book {
-    fn resolve(&self, token: &str, verb: Verb, tool: &str, now: u64) -> Result<Grant, ResolveError> {
-        self.0.resolve(token, verb, tool, now).map_err(ResolveError::Denied)
+    fn resolve(
+        &self,
+        token: &str,
+        verb: Verb,
+        tool: &str,
+        now: u64,
+    ) -> Result<Grant, ResolveError> {
+        self.0
+            .resolve(token, verb, tool, now)
+            .map_err(ResolveError::Denied)
     }
 }
 
@@ -212,7 +220,9 @@ impl Client {
         };
         self.conn = Some(conn);
         match frame {
-            ServerFrame::Response(r) => Ok(VerbResult::from_response(call.verb(), &r, self.version).unwrap()),
+            ServerFrame::Response(r) => {
+                Ok(VerbResult::from_response(call.verb(), &r, self.version).unwrap())
+            }
             ServerFrame::Denied(d) => Err(Refused {
                 code: d.code,
                 message: d.message,
@@ -223,7 +233,13 @@ impl Client {
     }
 
     pub fn plan_with(&mut self, rt: &dyn Lifecycle, args: PlanArgs) -> Result<PlanView, Refused> {
-        match self.call(rt, VerbCall::Plan { tool: claude(), args })? {
+        match self.call(
+            rt,
+            VerbCall::Plan {
+                tool: claude(),
+                args,
+            },
+        )? {
             VerbResult::Plan(p) => Ok(p),
             other => panic!("{other:?}"),
         }
@@ -235,7 +251,13 @@ impl Client {
     }
 
     pub fn apply(&mut self, rt: &dyn Lifecycle, plan: &PlanId) -> Result<ApplyView, Refused> {
-        match self.call(rt, VerbCall::Apply { tool: claude(), plan_id: plan.clone() })? {
+        match self.call(
+            rt,
+            VerbCall::Apply {
+                tool: claude(),
+                plan_id: plan.clone(),
+            },
+        )? {
             VerbResult::Apply(a) => Ok(a),
             other => panic!("{other:?}"),
         }
@@ -260,8 +282,18 @@ impl Client {
         }
     }
 
-    pub fn remove(&mut self, rt: &dyn Lifecycle, plan: Option<PlanId>) -> Result<RemovalView, Refused> {
-        match self.call(rt, VerbCall::Remove { tool: claude(), plan_id: plan })? {
+    pub fn remove(
+        &mut self,
+        rt: &dyn Lifecycle,
+        plan: Option<PlanId>,
+    ) -> Result<RemovalView, Refused> {
+        match self.call(
+            rt,
+            VerbCall::Remove {
+                tool: claude(),
+                plan_id: plan,
+            },
+        )? {
             VerbResult::Remove(r) => Ok(r),
             other => panic!("{other:?}"),
         }

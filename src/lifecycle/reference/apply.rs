@@ -62,7 +62,10 @@ impl ReferenceRuntime {
             )
         })?;
         let prepared = target::prepare(plan.format, &current, &plan.keys).map_err(|e| {
-            refuse(e.to_string(), "fix the settings file by hand, then plan again")
+            refuse(
+                e.to_string(),
+                "fix the settings file by hand, then plan again",
+            )
         })?;
         if Some(receipt::text_digest(&prepared.text)) != plan.post_digest {
             return Err(refuse(
@@ -84,9 +87,9 @@ impl ReferenceRuntime {
                         .filter(|k| &k.capability == cap)
                         .cloned()
                         .collect();
-                    let held_before = before.as_ref().is_some_and(|b| {
-                        group.iter().all(|k| k.holds(b.get(&k.path).as_ref()))
-                    });
+                    let held_before = before
+                        .as_ref()
+                        .is_some_and(|b| group.iter().all(|k| k.holds(b.get(&k.path).as_ref())));
                     StepOutcomeView {
                         step_id: id.clone(),
                         outcome: match outcome {
@@ -112,7 +115,9 @@ impl ReferenceRuntime {
                     achieved_level: Level::PartiallyIntegrated,
                     outcome: Some(ApplyOutcomeView {
                         mutation: ApplyMutation::Unchanged,
-                        detail: Some(say("the integration was already in place; nothing was written")),
+                        detail: Some(say(
+                            "the integration was already in place; nothing was written",
+                        )),
                     }),
                 });
             }
@@ -155,7 +160,14 @@ impl ReferenceRuntime {
             },
         };
         let failed = |detail: String, auth: &ToolAuthorization| {
-            self.failed_apply(auth, plan_id, &plan, existing.as_ref(), detail, step_view(StepOutcome::Failed))
+            self.failed_apply(
+                auth,
+                plan_id,
+                &plan,
+                existing.as_ref(),
+                detail,
+                step_view(StepOutcome::Failed),
+            )
         };
         if let Err(e) = journal::write(&journal_path, &record) {
             return failed(format!("the journal could not be written: {e}"), auth);

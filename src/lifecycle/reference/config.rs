@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use crate::auth::ClientName;
 use crate::verbs::{
-    ApprovalId, ExercisedOutcome, HostAttestedOutcome, ScopedEvent, SettingsScope,
-    ToolId, UserInput,
+    ApprovalId, ExercisedOutcome, HostAttestedOutcome, ScopedEvent, SettingsScope, ToolId,
+    UserInput,
 };
 
 /// How the reference runtime is opened. Every path is explicit; nothing comes from the
@@ -112,8 +112,7 @@ pub struct HostAttestation {
 pub trait ProtectionProbe: Send + Sync {
     /// Send probe traffic for `tool` at `scope` and report the gateway's observation, or
     /// `None` when nothing was observed.
-    fn exercise(&self, tool: &ToolId, scope: SettingsScope, now: u64)
-        -> Option<ProbeObservation>;
+    fn exercise(&self, tool: &ToolId, scope: SettingsScope, now: u64) -> Option<ProbeObservation>;
 
     /// A host-level attestation for `tool`, if host enforcement is installed.
     fn host_attestation(&self, _tool: &ToolId, _now: u64) -> Option<HostAttestation> {

@@ -86,19 +86,29 @@ mod tests {
             &key("env.X"),
             &json!("sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789")
         ));
-        assert!(withhold(&key("env.GH"), &json!("ghp_abcdefghijklmnopqrstuvwxyz0123456789")));
+        assert!(withhold(
+            &key("env.GH"),
+            &json!("ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+        ));
         assert!(withhold(&key("env.ANTHROPIC_AUTH_TOKEN"), &json!("short")));
         assert!(withhold(
             &key("env.ANTHROPIC_BASE_URL"),
             &json!("https://user:hunter2hunter2@example.com")
         ));
-        let long = format!("{} {}", "word ".repeat(80), "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123");
+        let long = format!(
+            "{} {}",
+            "word ".repeat(80),
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+        );
         assert!(withhold(&key("a"), &json!([long])));
     }
 
     #[test]
     fn ordinary_settings_are_kept() {
-        assert!(!withhold(&key("env.ANTHROPIC_BASE_URL"), &json!("https://api.example.com")));
+        assert!(!withhold(
+            &key("env.ANTHROPIC_BASE_URL"),
+            &json!("https://api.example.com")
+        ));
         assert!(!withhold(&key("permissions.deny"), &json!(["Bash(rm:*)"])));
         assert!(!withhold(&key("model"), &json!("claude-sonnet-4")));
         assert!(!withhold(&key("hooks.PreToolUse"), &json!(true)));

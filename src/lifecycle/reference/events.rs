@@ -85,7 +85,12 @@ impl EventSource for SpoolEventSource {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(SourceError(format!("the event spool cannot be read ({})", e.kind()))),
+            Err(e) => {
+                return Err(SourceError(format!(
+                    "the event spool cannot be read ({})",
+                    e.kind()
+                )))
+            }
         };
         let mut files: Vec<PathBuf> = entries
             .flatten()
@@ -143,7 +148,10 @@ impl ApprovalAuthority for QueueAuthority {
         })
         .to_string();
         let fail = |e: std::io::Error| {
-            SourceError(format!("the approval queue cannot be written ({})", e.kind()))
+            SourceError(format!(
+                "the approval queue cannot be written ({})",
+                e.kind()
+            ))
         };
         let mut file = OpenOptions::new()
             .create(true)
@@ -151,7 +159,8 @@ impl ApprovalAuthority for QueueAuthority {
             .mode(0o600)
             .open(self.queue())
             .map_err(fail)?;
-        file.write_all(format!("{line}\n").as_bytes()).map_err(fail)?;
+        file.write_all(format!("{line}\n").as_bytes())
+            .map_err(fail)?;
         file.sync_all().map_err(fail)
     }
 }

@@ -85,8 +85,7 @@ pub fn read_back(receipt: &Receipt, current: &Current) -> Result<ReadBack, Strin
     Ok(ReadBack {
         keys,
         fingerprint: fingerprint(&receipt.keys, |p| doc.get(p)),
-        others_changed: current.text.is_some()
-            && receipt::text_digest(text) != receipt.file_sha256,
+        others_changed: current.text.is_some() && receipt::text_digest(text) != receipt.file_sha256,
         file_missing: current.text.is_none(),
     })
 }

@@ -163,7 +163,9 @@ pub fn recover_locked(layout: &StateLayout, path: &Path) -> Result<Recovered, Re
             }
         }
         ReceiptChange::Delete { receipt_id } => {
-            let still_there = on_disk.as_ref().is_some_and(|r| &r.receipt_id == receipt_id);
+            let still_there = on_disk
+                .as_ref()
+                .is_some_and(|r| &r.receipt_id == receipt_id);
             if !still_there {
                 Recovered::AlreadyComplete
             } else if now == journal.post_digest {

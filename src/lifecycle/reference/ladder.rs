@@ -14,8 +14,8 @@ use super::evidence::{is_fresh, EvidenceRecord};
 use super::inspect::ScopeState;
 use super::receipt::Receipt;
 use crate::verbs::{
-    AbsentReason, Evidence, EvidenceView, ExercisedOutcome, HostAttestedOutcome, Level,
-    ManagedRef, MechanismName, ReadBackOutcome, StatusState,
+    AbsentReason, Evidence, EvidenceView, ExercisedOutcome, HostAttestedOutcome, Level, ManagedRef,
+    MechanismName, ReadBackOutcome, StatusState,
 };
 
 /// What one scope contributes to the status.
@@ -74,19 +74,18 @@ pub fn judge(
         Level::NotInstalled
     };
     let (receipt, read_back) = match state {
-        ScopeState::Corrupt { why, .. } => {
-            return ScopeVerdict {
-                rung: floor,
-                overriding: Some((
-                    StatusState::Degraded,
-                    why.clone(),
-                    "the receipt is not trusted: restore it, or remove our keys by hand and plan again".into(),
-                )),
-                note: None,
-                evidence: vec![absent("managed_settings", "receipt_corrupt", now)],
-                drifted: Vec::new(),
-            }
-        }
+        ScopeState::Corrupt { why, .. } => return ScopeVerdict {
+            rung: floor,
+            overriding: Some((
+                StatusState::Degraded,
+                why.clone(),
+                "the receipt is not trusted: restore it, or remove our keys by hand and plan again"
+                    .into(),
+            )),
+            note: None,
+            evidence: vec![absent("managed_settings", "receipt_corrupt", now)],
+            drifted: Vec::new(),
+        },
         ScopeState::Installed {
             receipt, read_back, ..
         } => (receipt, read_back),
@@ -104,7 +103,10 @@ pub fn judge(
         let mechanism = super::convert::mechanism(cap);
         match record.filter(|r| r.receipt_id == receipt.receipt_id) {
             Some(r) if is_fresh(r.read_back_at, now, window) => {
-                let matched = r.read_back.iter().any(|c| &c.capability == cap && c.matched);
+                let matched = r
+                    .read_back
+                    .iter()
+                    .any(|c| &c.capability == cap && c.matched);
                 evidence.push(EvidenceView {
                     mechanism,
                     evidence: Evidence::ReadBack(if matched {
@@ -147,9 +149,10 @@ pub fn judge(
         }
         Ok(rb) => rb,
     };
-    let note = rb
-        .others_changed
-        .then(|| "settings other than ours changed since install; they are the user's and are left alone".to_owned());
+    let note = rb.others_changed.then(|| {
+        "settings other than ours changed since install; they are the user's and are left alone"
+            .to_owned()
+    });
     if !rb.all_hold() {
         let mut drifted: Vec<ManagedRef> = rb
             .keys
@@ -186,7 +189,8 @@ pub fn judge(
     };
     match fresh.and_then(|r| r.exercised.as_ref()) {
         Some(x) if is_fresh(x.observed_at, now, window) => {
-            let outcome = ExercisedOutcome::parse(&x.outcome).unwrap_or(ExercisedOutcome::Inconclusive);
+            let outcome =
+                ExercisedOutcome::parse(&x.outcome).unwrap_or(ExercisedOutcome::Inconclusive);
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("gateway_probe").expect("valid"),
                 evidence: Evidence::Exercised(outcome),
@@ -195,17 +199,23 @@ pub fn judge(
             });
             if rung == Level::Integrated
                 && x.by_gateway
-                && matches!(outcome, ExercisedOutcome::Blocked | ExercisedOutcome::Redacted)
+                && matches!(
+                    outcome,
+                    ExercisedOutcome::Blocked | ExercisedOutcome::Redacted
+                )
             {
                 rung = Level::GatewayProtected;
             }
         }
-        _ if !probe_configured => evidence.push(absent("gateway_probe", "no_probe_configured", now)),
+        _ if !probe_configured => {
+            evidence.push(absent("gateway_probe", "no_probe_configured", now))
+        }
         _ => evidence.push(absent("gateway_probe", "not_exercised", now)),
     }
     match fresh.and_then(|r| r.host.as_ref()) {
         Some(h) if is_fresh(h.observed_at, now, window) => {
-            let outcome = HostAttestedOutcome::parse(&h.outcome).unwrap_or(HostAttestedOutcome::Unhealthy);
+            let outcome =
+                HostAttestedOutcome::parse(&h.outcome).unwrap_or(HostAttestedOutcome::Unhealthy);
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("host_enforcement").expect("valid"),
                 evidence: Evidence::HostAttested(outcome),
@@ -228,7 +238,11 @@ pub fn judge(
 }
 
 /// Why the next rung above `level` is not reached.
-pub fn blocked_because(level: Level, probe_configured: bool, drifted: bool) -> Option<(Level, String)> {
+pub fn blocked_because(
+    level: Level,
+    probe_configured: bool,
+    drifted: bool,
+) -> Option<(Level, String)> {
     let next = match level {
         Level::NotInstalled => Level::DetectedNotIntegrated,
         Level::DetectedNotIntegrated => Level::PartiallyIntegrated,

@@ -20,8 +20,8 @@
 //! file without the target's lock and a journal, never overwrite a file that does not
 //! parse, and never put a settings value, policy document or credential into a view.
 
-pub mod config;
 mod apply;
+pub mod config;
 mod convert;
 mod credential;
 mod events;
@@ -42,9 +42,8 @@ mod target;
 mod text;
 
 pub use config::{
-    ApprovalAuthority, EventSource, HostAttestation, JournalOperation, JournalPoint,
-    JournalStage, ProbeObservation, ProtectionProbe, RelayedApproval, RuntimeConfig,
-    SourceError,
+    ApprovalAuthority, EventSource, HostAttestation, JournalOperation, JournalPoint, JournalStage,
+    ProbeObservation, ProtectionProbe, RelayedApproval, RuntimeConfig, SourceError,
 };
 pub use credential::withhold as withholds_prior_value;
 pub use events::{QueueAuthority, SpoolEventSource};
@@ -87,8 +86,7 @@ impl Lifecycle for ReferenceRuntime {
                         .iter()
                         .map(|c| CapabilityView {
                             capability: convert::capability(c.capability.token()),
-                            support: Support::parse(c.support.token())
-                                .unwrap_or(Support::Absent),
+                            support: Support::parse(c.support.token()).unwrap_or(Support::Absent),
                             reason: Some(say(&c.reason)),
                         })
                         .collect(),

@@ -32,10 +32,7 @@ impl ReferenceRuntime {
         adapters::find(auth.tool().as_str()).ok_or(LifecycleError::UnknownTool)
     }
 
-    pub(super) fn load_profile(
-        &self,
-        args: &PlanArgs,
-    ) -> Result<LoadedProfile, LifecycleError> {
+    pub(super) fn load_profile(&self, args: &PlanArgs) -> Result<LoadedProfile, LifecycleError> {
         let id = args
             .policy_profile_id
             .clone()
@@ -84,13 +81,19 @@ impl ReferenceRuntime {
             .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
         let format = target::format_of(rendered.format);
         let current = Current::read(&rendered.file).map_err(|e| {
-            refuse(e.to_string(), "make the settings file readable, then plan again")
+            refuse(
+                e.to_string(),
+                "make the settings file readable, then plan again",
+            )
         })?;
 
         let mut warnings: Vec<String> = rendered.warnings.clone();
         let mut blocked = None;
         let (post_digest, keys) = match target::prepare(format, &current, &keys) {
-            Ok(prepared) => (Some(super::receipt::text_digest(&prepared.text)), prepared.keys),
+            Ok(prepared) => (
+                Some(super::receipt::text_digest(&prepared.text)),
+                prepared.keys,
+            ),
             Err(e) => {
                 // A file that does not parse is never overwritten: the plan says so and
                 // apply refuses.
@@ -105,7 +108,10 @@ impl ReferenceRuntime {
             );
         }
         if keys.is_empty() {
-            warnings.push("this profile asks nothing of this tool at this scope; apply would change nothing".into());
+            warnings.push(
+                "this profile asks nothing of this tool at this scope; apply would change nothing"
+                    .into(),
+            );
         }
         let cap = profile::level_cap(args.profile);
         let planned_level = if args.requested_level > cap {
@@ -119,7 +125,10 @@ impl ReferenceRuntime {
             args.requested_level
         };
         if planned_level >= Level::GatewayProtected && self.config.probe.is_none() {
-            warnings.push("no protection probe is configured, so this runtime can verify at most integrated".into());
+            warnings.push(
+                "no protection probe is configured, so this runtime can verify at most integrated"
+                    .into(),
+            );
         }
 
         let steps = self.steps(&keys, &rendered, post_digest.as_deref(), args)?;
@@ -206,7 +215,10 @@ impl ReferenceRuntime {
                 .map_err(|e| refuse(e.to_string(), "report this adapter capability as a bug"))?;
             // Validation: step ids are unique within a plan.
             if seen.contains(&id) {
-                return Err(refuse("two plan steps share an id", "report this adapter as a bug"));
+                return Err(refuse(
+                    "two plan steps share an id",
+                    "report this adapter as a bug",
+                ));
             }
             seen.push(id.clone());
             let names: Vec<_> = group.iter().filter_map(|k| key_name(&k.path)).collect();

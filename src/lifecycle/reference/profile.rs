@@ -61,7 +61,9 @@ pub enum ProfileError {
         id: String,
     },
     /// The document exists but does not load.
-    #[error("the policy profile {id} does not load: {reason}; fix profiles/{id}.toml and plan again")]
+    #[error(
+        "the policy profile {id} does not load: {reason}; fix profiles/{id}.toml and plan again"
+    )]
     Unloadable {
         /// The id.
         id: String,
@@ -242,7 +244,8 @@ mod tests {
         let p = load(dir.path(), &id("team"), None).unwrap();
         assert_eq!(p.reference().display_name.as_str(), "Team");
         assert_eq!(
-            p.intent(Profile::ObserveOnly).hook_command, None,
+            p.intent(Profile::ObserveOnly).hook_command,
+            None,
             "observe_only installs no hook"
         );
         assert_eq!(

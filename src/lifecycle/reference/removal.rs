@@ -70,8 +70,9 @@ impl ReferenceRuntime {
             }
         }
         if scopes.is_empty() && view.warnings.is_empty() {
-            view.warnings
-                .push(say("nothing is installed for this tool; removal would change nothing"));
+            view.warnings.push(say(
+                "nothing is installed for this tool; removal would change nothing",
+            ));
         }
         self.plans.insert(
             StoredPlan {
@@ -95,7 +96,12 @@ impl ReferenceRuntime {
         let plan = self
             .plans
             .take(id, auth.tool(), auth.token_id(), auth.now(), true)
-            .map_err(|r| refuse(r.to_string(), "preview the removal again, then remove with the new plan id"))?;
+            .map_err(|r| {
+                refuse(
+                    r.to_string(),
+                    "preview the removal again, then remove with the new plan id",
+                )
+            })?;
         let PlanBody::Removal(plan) = plan.body else {
             return Err(refuse("not a removal plan", "remove takes a removal plan"));
         };
@@ -114,10 +120,15 @@ impl ReferenceRuntime {
                     continue;
                 }
             };
-            let current = Current::read(&receipt.target)
-                .map_err(|e| refuse(e.to_string(), "make the settings file readable, then retry"))?;
-            let restoration = target::restore(&receipt, &current)
-                .map_err(|e| refuse(e.to_string(), "fix the settings file by hand, then remove again"))?;
+            let current = Current::read(&receipt.target).map_err(|e| {
+                refuse(e.to_string(), "make the settings file readable, then retry")
+            })?;
+            let restoration = target::restore(&receipt, &current).map_err(|e| {
+                refuse(
+                    e.to_string(),
+                    "fix the settings file by hand, then remove again",
+                )
+            })?;
             self.describe(&receipt, &current, &restoration, &mut view);
             self.write_removal(&receipt, &receipt_path, &key, &current, &restoration)?;
         }
@@ -146,7 +157,10 @@ impl ReferenceRuntime {
             },
         };
         let fail = |e: &dyn std::fmt::Display| {
-            refuse(format!("remove failed: {e}"), "fix the cause named here, then remove again")
+            refuse(
+                format!("remove failed: {e}"),
+                "fix the cause named here, then remove again",
+            )
         };
         journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
         self.point(Op::Remove, Stage::JournalWritten);
@@ -216,7 +230,11 @@ impl ReferenceRuntime {
             .and_then(|d| Sha256Hex::parse(&d).ok());
         let mut steps: Vec<StepView> = Vec::new();
         for k in &receipt.keys {
-            let id = format!("remove-{}-{}", receipt.scope, k.capability.replace('_', "-"));
+            let id = format!(
+                "remove-{}-{}",
+                receipt.scope,
+                k.capability.replace('_', "-")
+            );
             let Ok(id) = StepId::parse(&id) else { continue };
             let name = convert::key_name(&k.path);
             if let Some(step) = steps.iter_mut().find(|s| s.id == id) {
@@ -263,9 +281,14 @@ impl ReferenceRuntime {
                 }
                 KeyOutcome::KeptUserChange => {
                     residual.extend(key_ref(&k.path));
-                    warnings.push(format!("{} was changed by you since install; your value is kept", k.path));
+                    warnings.push(format!(
+                        "{} was changed by you since install; your value is kept",
+                        k.path
+                    ));
                 }
-                KeyOutcome::FileMissing => warnings.push(format!("{file} no longer exists; nothing is recreated")),
+                KeyOutcome::FileMissing => {
+                    warnings.push(format!("{file} no longer exists; nothing is recreated"))
+                }
                 KeyOutcome::Restored | KeyOutcome::Deleted => {}
             }
         }

@@ -39,8 +39,9 @@ impl ReferenceRuntime {
                     continue;
                 }
             };
-            let current = Current::read(&receipt.target)
-                .map_err(|e| refuse(e.to_string(), "make the settings file readable, then retry"))?;
+            let current = Current::read(&receipt.target).map_err(|e| {
+                refuse(e.to_string(), "make the settings file readable, then retry")
+            })?;
             let (text, keys) = match target::repair_text(&receipt, &current) {
                 Ok(r) => r,
                 Err(e) => {
@@ -59,7 +60,7 @@ impl ReferenceRuntime {
             if keys.is_empty() && current.text.is_some() {
                 continue;
             }
-            self.write_repair(&receipt, &receipt_path, &key, &current, &text)?;
+            self.write_repair(&receipt, &receipt_path, &key, &current, &text, auth.now())?;
             if current.text.is_none() {
                 if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
                     repaired.push(ManagedRef::Artifact(a));
@@ -83,6 +84,7 @@ impl ReferenceRuntime {
         scope_key: &str,
         current: &Current,
         text: &str,
+        now: u64,
     ) -> Result<(), LifecycleError> {
         let doc = SettingsDoc::parse(receipt.format, text)
             .map_err(|e| refuse(e.to_string(), "report this settings file shape as a bug"))?;
@@ -91,6 +93,7 @@ impl ReferenceRuntime {
             receipt_id: ReceiptId::random().as_str().to_owned(),
             fingerprint: fingerprint(&receipt.keys, |p| doc.get(p)),
             file_sha256: receipt::text_digest(text),
+            updated_at: now,
             ..receipt.clone()
         };
         let journal_path = self.layout.journal(&receipt.tool, scope_key);
@@ -106,7 +109,12 @@ impl ReferenceRuntime {
                 receipt: Box::new(updated.clone()),
             },
         };
-        let fail = |e: &dyn std::fmt::Display| refuse(format!("repair failed: {e}"), "fix the cause named here, then repair again");
+        let fail = |e: &dyn std::fmt::Display| {
+            refuse(
+                format!("repair failed: {e}"),
+                "fix the cause named here, then repair again",
+            )
+        };
         journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
         self.point(Op::Repair, Stage::JournalWritten);
         if let Err(e) = self.write_settings(&receipt.target, text) {
@@ -117,7 +125,8 @@ impl ReferenceRuntime {
         }
         self.point(Op::Repair, Stage::TargetWritten);
         // If the receipt cannot be written the journal stays: recovery rolls it forward.
-        self.write_receipt(receipt_path, &updated).map_err(|e| fail(&e))?;
+        self.write_receipt(receipt_path, &updated)
+            .map_err(|e| fail(&e))?;
         self.point(Op::Repair, Stage::ReceiptWritten);
         let _ = journal::remove(&journal_path);
         self.point(Op::Repair, Stage::JournalRemoved);

@@ -14,9 +14,9 @@ use crate::adapters::{self, ToolDescriptor};
 use crate::lifecycle::LifecycleError;
 use crate::session::ToolAuthorization;
 use crate::verbs::{
-    Compatibility, Evidence, EvidenceView, Level, MechanismName, NextLevelView, Phase, PolicyProfileId,
-    PolicyState, PolicyView, ReadBackOutcome, StatusState, StatusView, VerificationOutcome,
-    VerificationView,
+    Compatibility, Evidence, EvidenceView, Level, MechanismName, NextLevelView, Phase,
+    PolicyProfileId, PolicyState, PolicyView, ReadBackOutcome, StatusState, StatusView,
+    VerificationOutcome, VerificationView,
 };
 
 impl ReferenceRuntime {
@@ -40,8 +40,17 @@ impl ReferenceRuntime {
         let verdicts: Vec<ScopeVerdict> = scopes
             .iter()
             .map(|s| {
-                let record = evidence::load(&self.layout.evidence(tool, &self.scope_key(s.scope())));
-                ladder::judge(s, record.as_ref(), detected.present, probe, now, self.config.freshness, &self.config.home)
+                let record =
+                    evidence::load(&self.layout.evidence(tool, &self.scope_key(s.scope())));
+                ladder::judge(
+                    s,
+                    record.as_ref(),
+                    detected.present,
+                    probe,
+                    now,
+                    self.config.freshness,
+                    &self.config.home,
+                )
             })
             .collect();
         let floor = if detected.present {
@@ -60,18 +69,28 @@ impl ReferenceRuntime {
         if overriding.is_none() && !verdicts.is_empty() && !detected.present {
             overriding = Some((
                 StatusState::Degraded,
-                format!("{} was not found on this host, so the installed settings take no effect", descriptor.display_name),
+                format!(
+                    "{} was not found on this host, so the installed settings take no effect",
+                    descriptor.display_name
+                ),
                 "reinstall the tool, or remove the integration".into(),
             ));
         }
         if compatibility == Compatibility::Incompatible {
             overriding = Some((
                 StatusState::Incompatible,
-                format!("the installed {} version is outside the adapter's supported range", descriptor.display_name),
+                format!(
+                    "the installed {} version is outside the adapter's supported range",
+                    descriptor.display_name
+                ),
                 "upgrade or downgrade the tool to a supported version".into(),
             ));
         }
-        let drifted = verdicts.iter().any(|v| v.overriding.as_ref().is_some_and(|o| o.0 == StatusState::Drifted));
+        let drifted = verdicts.iter().any(|v| {
+            v.overriding
+                .as_ref()
+                .is_some_and(|o| o.0 == StatusState::Drifted)
+        });
         let note = verdicts.iter().find_map(|v| v.note.clone());
         let (state, reason, remediation) = match overriding {
             Some((s, r, m)) => (s, Some(r), Some(m)),
@@ -134,7 +153,11 @@ impl ReferenceRuntime {
         let Some(receipt) = receipt else {
             let corrupt = !scopes.is_empty();
             return PolicyView {
-                state: if corrupt { PolicyState::Unknown } else { PolicyState::Unconfigured },
+                state: if corrupt {
+                    PolicyState::Unknown
+                } else {
+                    PolicyState::Unconfigured
+                },
                 source: None,
                 detail: Some(say(if corrupt {
                     "the receipt naming the policy profile is corrupt"
@@ -148,11 +171,18 @@ impl ReferenceRuntime {
         let loaded = PolicyProfileId::parse(&p.policy_id)
             .map_err(|e| e.to_string())
             .and_then(|id| {
-                profile::load(&self.layout.profiles(), &id, self.config.gateway_base_url.as_deref())
-                    .map_err(|e| e.to_string())
+                profile::load(
+                    &self.layout.profiles(),
+                    &id,
+                    self.config.gateway_base_url.as_deref(),
+                )
+                .map_err(|e| e.to_string())
             });
         let source = match &loaded {
-            Ok(l) => Some(say(format!("policy profile {} ({})", p.policy_id, l.source))),
+            Ok(l) => Some(say(format!(
+                "policy profile {} ({})",
+                p.policy_id, l.source
+            ))),
             Err(_) => source,
         };
         let (state, detail) = match loaded {
@@ -177,7 +207,10 @@ impl ReferenceRuntime {
         }
     }
 
-    pub(super) fn do_verify(&self, auth: &ToolAuthorization) -> Result<VerificationView, LifecycleError> {
+    pub(super) fn do_verify(
+        &self,
+        auth: &ToolAuthorization,
+    ) -> Result<VerificationView, LifecycleError> {
         let descriptor = self.descriptor(auth)?;
         let now = auth.now();
         let tool = auth.tool().as_str();
@@ -186,7 +219,12 @@ impl ReferenceRuntime {
         let mut missing: Vec<MechanismName> = Vec::new();
         let (mut matched, mut total, mut unreadable) = (0usize, 0usize, Vec::new());
         for state in &scopes {
-            let ScopeState::Installed { scope, receipt, read_back } = state else {
+            let ScopeState::Installed {
+                scope,
+                receipt,
+                read_back,
+            } = state
+            else {
                 unreadable.push("a receipt is corrupt".to_owned());
                 continue;
             };
@@ -236,10 +274,14 @@ impl ReferenceRuntime {
                 _ => None,
             };
             let host = match (&self.config.probe, all) {
-                (Some(probe), true) => probe.host_attestation(auth.tool(), now).map(|h| Attestation {
-                    outcome: h.outcome.token().to_owned(),
-                    observed_at: h.observed_at_unix_secs,
-                }),
+                (Some(probe), true) => {
+                    probe
+                        .host_attestation(auth.tool(), now)
+                        .map(|h| Attestation {
+                            outcome: h.outcome.token().to_owned(),
+                            observed_at: h.observed_at_unix_secs,
+                        })
+                }
                 _ => None,
             };
             let record = EvidenceRecord {
@@ -252,19 +294,40 @@ impl ReferenceRuntime {
             };
             let path = self.layout.evidence(tool, &self.scope_key(*scope));
             evidence::store(&path, &record).map_err(|e| {
-                super::text::refuse(e.to_string(), "check the runtime's state directory, then verify again")
+                super::text::refuse(
+                    e.to_string(),
+                    "check the runtime's state directory, then verify again",
+                )
             })?;
         }
         let (outcome, reason) = if scopes.is_empty() {
-            (VerificationOutcome::Unverifiable, Some("nothing is installed for this tool, so there is nothing to read back".to_owned()))
+            (
+                VerificationOutcome::Unverifiable,
+                Some(
+                    "nothing is installed for this tool, so there is nothing to read back"
+                        .to_owned(),
+                ),
+            )
         } else if !unreadable.is_empty() && matched == 0 {
-            (VerificationOutcome::Unverifiable, unreadable.first().cloned())
+            (
+                VerificationOutcome::Unverifiable,
+                unreadable.first().cloned(),
+            )
         } else if matched == total && unreadable.is_empty() {
             (VerificationOutcome::Passed, None)
         } else if matched > 0 {
-            (VerificationOutcome::PartiallyPassed, Some("some of our settings no longer hold the value we installed; run repair".to_owned()))
+            (
+                VerificationOutcome::PartiallyPassed,
+                Some(
+                    "some of our settings no longer hold the value we installed; run repair"
+                        .to_owned(),
+                ),
+            )
         } else {
-            (VerificationOutcome::Failed, Some("none of our settings hold the value we installed; run repair".to_owned()))
+            (
+                VerificationOutcome::Failed,
+                Some("none of our settings hold the value we installed; run repair".to_owned()),
+            )
         };
         // The status view's evidence after recording (probe and host included).
         let status = self.status_of(auth, descriptor, &self.inspect_all(tool));
@@ -273,7 +336,9 @@ impl ReferenceRuntime {
                 .evidence
                 .into_iter()
                 .filter(|e| !matches!(e.evidence, Evidence::ReadBack(_)))
-                .filter(|e| !matches!(&e.evidence, Evidence::Absent(r) if r.as_str() == "not_verified")),
+                .filter(
+                    |e| !matches!(&e.evidence, Evidence::Absent(r) if r.as_str() == "not_verified"),
+                ),
         );
         Ok(VerificationView {
             verified_at_unix_secs: now,

@@ -178,11 +178,10 @@ pub fn restore(receipt: &Receipt, current: &Current) -> Result<Restoration, Edit
             continue;
         };
         let kept: Vec<Value> = items.into_iter().filter(|i| !ours.contains(i)).collect();
-        let prior_absent = receipt
-            .reversal
-            .keys
-            .iter()
-            .any(|k| k.path == key.path && k.prior == crate::lifecycle::edit::PriorRecord::Absent);
+        let prior_absent =
+            receipt.reversal.keys.iter().any(|k| {
+                k.path == key.path && k.prior == crate::lifecycle::edit::PriorRecord::Absent
+            });
         if kept.is_empty() && prior_absent {
             doc.remove(&key.path);
         } else {
@@ -190,7 +189,11 @@ pub fn restore(receipt: &Receipt, current: &Current) -> Result<Restoration, Edit
         }
         touched = true;
     }
-    let text = if touched { doc.to_string() } else { text.to_owned() };
+    let text = if touched {
+        doc.to_string()
+    } else {
+        text.to_owned()
+    };
     receipt.reversal.reverse_semantic(Some(&text))
 }
 
