@@ -719,3 +719,30 @@ fn the_plan_store_is_bounded() {
     let e = c.apply(&rt, &first.plan_id).unwrap_err();
     assert!(e.message.contains("no plan has this id"), "{}", e.message);
 }
+
+#[test]
+fn a_corrupt_journal_stops_open_with_its_name() {
+    let (sb, rt, _) = setup();
+    drop(rt);
+    std::fs::write(
+        sb.state.join("journal/claude-code.0000.json"),
+        "{ not a journal",
+    )
+    .unwrap();
+    let e = ReferenceRuntime::open(sb.config()).unwrap_err().to_string();
+    assert!(
+        e.contains("claude-code.0000.json") && e.contains("does not parse"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_installed_tool_that_disappeared_is_degraded_not_integrated() {
+    let (sb, rt, mut c) = setup();
+    c.install(&rt, "team");
+    c.verify(&rt);
+    std::fs::remove_file(sb.bin.join("claude")).unwrap();
+    let s = c.status(&rt);
+    assert_eq!(s.state, StatusState::Degraded);
+    assert!(s.state_reason.unwrap().as_str().contains("not found"));
+}

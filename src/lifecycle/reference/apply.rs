@@ -5,6 +5,9 @@
 //! receipt → remove the journal, reporting each point to the observer. A failure before
 //! the receipt is written puts the file back as it was. The outcome is truthful:
 //! `changed`, `unchanged` (the end state already held; nothing written) or `failed`.
+//!
+//! It must never execute a plan another token authored, an expired or consumed plan, or a
+//! plan whose settings file changed since it was shown, and never overwrite a corrupt receipt.
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};

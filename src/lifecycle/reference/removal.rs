@@ -2,6 +2,9 @@
 //! the token; and its execution, journaled: every displaced value restored, every key we
 //! added deleted, user changes kept, a file we created deleted when nothing of the user's
 //! is left, residuals reported. An untouched file comes back byte-identical.
+//!
+//! It must never overwrite a value the user set on one of our keys, never remove anything
+//! through a corrupt receipt, and never execute a removal plan another token authored.
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::convert::{self, artifact, key_ref};

@@ -1,5 +1,8 @@
 //! `repair`: restores only our drifted keys (and recreates a settings file of ours that is
-//! gone), journaled like apply. Keys the user changed that are not ours are never touched.
+//! gone), journaled like apply.
+//!
+//! It must never touch a key that is not ours, never repair through a corrupt receipt, and
+//! never keep old evidence valid for a repaired file (the receipt id changes).
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};

@@ -45,6 +45,8 @@ pub enum WriteSite {
     Receipt,
 }
 
+static_assertions::assert_impl_all!(ReferenceRuntime: Send, Sync);
+
 /// The reference lifecycle backend behind `devint serve`.
 pub struct ReferenceRuntime {
     pub(super) config: RuntimeConfig,
