@@ -13,8 +13,8 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
 use devint::lifecycle::edit::{
-    fuzz_harness, EditError, EditPlan, FileAction, KeyEdit, KeyPath, Reversal, SettingsDoc,
-    SettingsFormat,
+    fuzz_harness, EditError, EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, Reversal,
+    SettingsDoc, SettingsFormat,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -377,14 +377,35 @@ fn pool() -> Vec<(KeyPath, Value, Value)> {
     .collect()
 }
 
-/// 1–4 distinct keys of the pool, in a generated order, and which value set to use.
-fn our_keys() -> impl Strategy<Value = Vec<usize>> {
-    Just((0..pool().len()).collect::<Vec<_>>())
-        .prop_shuffle()
-        .prop_flat_map(|all| (1..=4usize).prop_map(move |n| all[..n].to_vec()))
+/// Elements we own in shared arrays.
+fn element_pool() -> Vec<(KeyPath, Value)> {
+    [
+        (
+            "hooks.PreToolUse",
+            json!({"matcher": "*", "hooks": [{"type": "command", "command": "devint hook"}]}),
+        ),
+        ("permissions.deny", json!("Bash(curl:*)")),
+        ("b", json!(5)),
+    ]
+    .into_iter()
+    .map(|(p, e)| (p.parse().unwrap(), e))
+    .collect()
 }
 
-fn plan(format: SettingsFormat, keys: &[usize], second: bool) -> EditPlan {
+/// 1–4 distinct keys of the pool in a generated order, and 0–2 elements.
+fn our_keys() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
+    let keys = Just((0..pool().len()).collect::<Vec<_>>())
+        .prop_shuffle()
+        .prop_flat_map(|all| (1..=4usize).prop_map(move |n| all[..n].to_vec()));
+    let elements = prop::sample::subsequence((0..element_pool().len()).collect::<Vec<_>>(), 0..=2);
+    (keys, elements)
+}
+
+fn plan(
+    format: SettingsFormat,
+    (keys, elements): &(Vec<usize>, Vec<usize>),
+    second: bool,
+) -> EditPlan {
     let pool = pool();
     let edits = keys
         .iter()
@@ -397,13 +418,25 @@ fn plan(format: SettingsFormat, keys: &[usize], second: bool) -> EditPlan {
             },
         })
         .collect();
-    EditPlan::new(format, edits).expect("pool keys never overlap")
+    let element_pool = element_pool();
+    let elements = elements
+        .iter()
+        .map(|&i| ElementEdit {
+            path: element_pool[i].0.clone(),
+            element: element_pool[i].1.clone(),
+        })
+        .collect();
+    EditPlan::new(format, edits)
+        .and_then(|plan| plan.with_elements(elements))
+        .expect("pool paths never overlap")
 }
 
 #[derive(Clone, Debug)]
 enum UserOp {
     Set(KeyPath, Value),
     Remove(KeyPath),
+    /// The user adds their own entry to one of the arrays we add to.
+    AddElement(usize, String),
 }
 
 fn user_ops() -> impl Strategy<Value = Vec<UserOp>> {
@@ -417,15 +450,38 @@ fn user_ops() -> impl Strategy<Value = Vec<UserOp>> {
         prop_oneof![
             (path(), value).prop_map(|(p, v)| UserOp::Set(p, v)),
             path().prop_map(UserOp::Remove),
+            (0..element_pool().len(), "user-[a-z]{1,4}")
+                .prop_map(|(i, v)| UserOp::AddElement(i, v)),
         ],
         1..5,
     )
 }
 
 fn overlaps(path: &KeyPath, plan: &EditPlan) -> bool {
-    plan.edits()
-        .iter()
-        .any(|e| e.path.starts_with(path) || path.starts_with(&e.path))
+    let near = |ours: &KeyPath| ours.starts_with(path) || path.starts_with(ours);
+    plan.edits().iter().any(|e| near(&e.path)) || plan.elements().iter().any(|e| near(&e.path))
+}
+
+fn model_add_element(root: &mut Value, path: &KeyPath, element: Value) {
+    let mut node = root;
+    let last = path.segments().len() - 1;
+    for (i, segment) in path.segments().iter().enumerate() {
+        node = node
+            .as_object_mut()
+            .expect("the editor accepted the path")
+            .entry(segment.clone())
+            .or_insert_with(|| {
+                if i == last {
+                    Value::Array(Vec::new())
+                } else {
+                    Value::Object(Map::new())
+                }
+            });
+    }
+    let items = node.as_array_mut().expect("the editor accepted the array");
+    if !items.contains(&element) {
+        items.push(element);
+    }
 }
 
 fn model_set(root: &mut Value, path: &KeyPath, value: Value) {
@@ -478,6 +534,21 @@ fn drop_vanished(model: &mut Value, actual: &Value, at: &[String], ours: &[&Edit
     }
 }
 
+/// In TOML an empty dotted or implicit table has no text at all, so whether one "exists"
+/// after the user emptied it is not observable: compare TOML meanings without empty tables.
+fn toml_lens(format: SettingsFormat, mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        if let Some(map) = value.as_object_mut() {
+            map.values_mut().for_each(strip);
+            map.retain(|_, v| !v.as_object().is_some_and(Map::is_empty));
+        }
+    }
+    if format == SettingsFormat::Toml {
+        strip(&mut value);
+    }
+    value
+}
+
 /// Objects we created are pruned on reversal when empty: the model does the same.
 fn prune_created(model: &mut Value, reversal: &Reversal) {
     for path in reversal.created.iter().rev() {
@@ -492,7 +563,9 @@ fn prune_created(model: &mut Value, reversal: &Reversal) {
                 }
             }
         }
-        if empty && node.as_object().is_some_and(Map::is_empty) {
+        let hollow = node.as_object().is_some_and(Map::is_empty)
+            || node.as_array().is_some_and(Vec::is_empty);
+        if empty && hollow {
             model_remove(model, path);
         }
     }
@@ -508,18 +581,26 @@ fn apply_user_ops(
 ) -> String {
     let mut doc = SettingsDoc::parse(format, text).expect("our output parses");
     for op in ops {
-        let (UserOp::Set(path, _) | UserOp::Remove(path)) = op;
-        if ours.iter().any(|p| overlaps(path, p)) {
-            continue;
+        if let UserOp::Set(path, _) | UserOp::Remove(path) = op {
+            if ours.iter().any(|p| overlaps(path, p)) {
+                continue;
+            }
         }
+        let element_pool = element_pool();
         // An edit the user's own shape blocks (a scalar on the way) is simply not made.
         let made = match op {
             UserOp::Set(path, value) => doc.set(path, value.clone()).is_ok(),
             UserOp::Remove(path) => doc.remove(path).is_some(),
+            UserOp::AddElement(i, value) => doc
+                .add_element(&element_pool[*i].0, Value::from(value.as_str()))
+                .is_ok(),
         };
         match (made, op) {
             (true, UserOp::Set(path, value)) => model_set(model, path, value.clone()),
             (true, UserOp::Remove(path)) => model_remove(model, path),
+            (true, UserOp::AddElement(i, value)) => {
+                model_add_element(model, &element_pool[*i].0, Value::from(value.as_str()))
+            }
             (false, _) => {}
         }
     }
@@ -528,6 +609,29 @@ fn apply_user_ops(
         drop_vanished(model, &meaning(format, &edited), &[], ours);
     }
     edited
+}
+
+/// The byte ranges of the installed text that our splices wrote.
+fn our_regions(reversal: &Reversal) -> Vec<std::ops::Range<usize>> {
+    let mut regions: Vec<std::ops::Range<usize>> = Vec::new();
+    for splice in &reversal
+        .exact
+        .as_ref()
+        .expect("no withheld values here")
+        .splices
+    {
+        let (at, removed, inserted) = (splice.offset, splice.removed.len(), splice.inserted.len());
+        for r in &mut regions {
+            if r.start >= at + removed {
+                r.start = r.start + inserted - removed;
+                r.end = r.end + inserted - removed;
+            } else if r.end > at {
+                r.end = (r.end.max(at + removed) + inserted).saturating_sub(removed);
+            }
+        }
+        regions.push(at..at + inserted);
+    }
+    regions
 }
 
 /// A refusal the editor is allowed to give for a generated document (the user's shape
@@ -593,6 +697,7 @@ proptest! {
         keys in our_keys(),
         ops in user_ops(),
         note in any::<bool>(),
+        mid_line in prop::option::of(any::<prop::sample::Index>()),
     ) {
         let plan = plan(format, &keys, false);
         let applied = match plan.apply(Some(&text), |_, _| false) {
@@ -601,7 +706,27 @@ proptest! {
             Err(e) => return Err(TestCaseError::fail(format!("{e}\n{text}"))),
         };
         let mut expected = meaning(format, &text);
-        let mut edited = apply_user_ops(format, &applied.text, &ops, &[&plan], &mut expected);
+        // A comment line written between two lines somewhere in the middle.
+        let mid = match format {
+            SettingsFormat::Jsonc => Some("// mid note\n"),
+            SettingsFormat::Toml => Some("# mid note\n"),
+            _ => None,
+        };
+        let mut installed = applied.text.clone();
+        if let (Some(line), Some(mid)) = (mid_line, mid) {
+            // Comments written inside our own values go with them on removal; aim between
+            // the user's lines only.
+            let ours = our_regions(&applied.reversal);
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(installed.match_indices('\n').map(|(i, _)| i + 1))
+                .filter(|&i| i < installed.len())
+                .filter(|&i| !ours.iter().any(|r| r.start < i && i < r.end))
+                .collect();
+            if !starts.is_empty() {
+                installed.insert_str(starts[line.index(starts.len())], mid);
+            }
+        }
+        let mut edited = apply_user_ops(format, &installed, &ops, &[&plan], &mut expected);
         let comment = match format {
             SettingsFormat::Jsonc => Some("// user note\n"),
             SettingsFormat::Toml => Some("# user note\n"),
@@ -613,9 +738,25 @@ proptest! {
         prune_created(&mut expected, &applied.reversal);
         let back = applied.reversal.reverse(Some(&edited)).unwrap();
         let restored = written(back.file);
-        prop_assert_eq!(meaning(format, &restored), expected, "restored:\n{}", restored);
+        let mut actual = meaning(format, &restored);
+        if mid_line.is_some() {
+            // A comment the user wrote inside an object we created keeps that object (it
+            // holds the user's words); only that may differ from the model.
+            prune_created(&mut actual, &applied.reversal);
+        }
+        prop_assert_eq!(
+            toml_lens(format, actual),
+            toml_lens(format, expected),
+            "restored:\n{}",
+            restored
+        );
         if let (true, Some(comment)) = (note, comment) {
             prop_assert!(restored.contains(comment.trim_end()));
+        }
+        // (The user's own edits may have replaced what held the comment.)
+        let user_kept_it = mid.is_some_and(|mid| edited.contains(mid));
+        if let (Some(_), Some(mid), true) = (mid_line, mid, user_kept_it) {
+            prop_assert!(restored.contains(mid.trim_end()), "lost the mid comment:\n{}", restored);
         }
     }
 
@@ -649,7 +790,12 @@ proptest! {
         prune_created(&mut expected, &composed);
         let back = composed.reverse(Some(&edited)).unwrap();
         let restored = written(back.file);
-        prop_assert_eq!(meaning(format, &restored), expected, "restored:\n{}", restored);
+        prop_assert_eq!(
+            toml_lens(format, meaning(format, &restored)),
+            toml_lens(format, expected),
+            "restored:\n{}",
+            restored
+        );
     }
 
     #[test]
@@ -664,6 +810,32 @@ proptest! {
         };
         let mut data = vec![format_byte, selector];
         data.extend_from_slice(text.as_bytes());
+        fuzz_harness::edit_roundtrip(&data);
+    }
+
+    #[test]
+    fn fuzz_harness_holds_on_mutated_documents(
+        (format, text) in document(),
+        selector in any::<u8>(),
+        mutations in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..4),
+    ) {
+        let mut bytes = text.into_bytes();
+        for (at, byte, kind) in mutations {
+            let at = if bytes.is_empty() { 0 } else { at.index(bytes.len()) };
+            match kind {
+                0 if !bytes.is_empty() => bytes[at] = byte,
+                1 => bytes.insert(at, byte),
+                _ if !bytes.is_empty() => { bytes.remove(at); }
+                _ => bytes.push(byte),
+            }
+        }
+        let format_byte = match format {
+            SettingsFormat::Json => 0u8,
+            SettingsFormat::Jsonc => 1,
+            _ => 2,
+        };
+        let mut data = vec![format_byte, selector];
+        data.extend_from_slice(&bytes);
         fuzz_harness::edit_roundtrip(&data);
     }
 

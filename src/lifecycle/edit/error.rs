@@ -43,13 +43,13 @@ pub enum EditError {
     },
     /// A container on the way to the key holds something other than an object/table.
     #[error(
-        "cannot address `{path}`: `{blocker}` is a {found}, not an object/table; \
+        "cannot address `{path}`: {blocker} is not an object/table (found: {found}); \
          the file was left untouched — move that value away or choose another key"
     )]
     NotAContainer {
         /// The key we tried to reach.
         path: KeyPath,
-        /// The first segment path that is not a container (empty display means the root).
+        /// Where the non-container sits: `` `env` `` or `the document root`.
         blocker: String,
         /// What was found there.
         found: &'static str,
@@ -64,14 +64,13 @@ pub enum EditError {
         /// Why it cannot be represented.
         reason: &'static str,
     },
-    /// The editor's output failed our re-parse check; we refuse rather than risk the file.
+    /// The editor's output failed our read-back check; we refuse rather than risk the file.
     #[error(
-        "editing `{path}` produced a {format} document that does not read back as intended \
-         ({detail}); nothing was written — report this file shape as a bug"
+        "editing the {format} document produced text that does not read back as intended \
+         ({detail}); nothing was written — the file may hold duplicate keys, otherwise \
+         report this file shape as a bug"
     )]
     ReadBackMismatch {
-        /// The key whose edit was being verified (or the first planned key).
-        path: KeyPath,
         /// The format.
         format: SettingsFormat,
         /// What did not match.

@@ -5,10 +5,11 @@
 
 use serde_json::{json, Value};
 
-use super::{EditPlan, FileAction, KeyEdit, KeyPath, SettingsDoc, SettingsFormat};
+use super::{EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, SettingsDoc, SettingsFormat};
 
 /// Interprets `data` as a format selector byte (`% 3`: JSON, JSONC, TOML), a key selector
-/// byte, then UTF-8 document text. If the text parses and our edit applies, checks that:
+/// byte (low four bits: which of four keys we own; bit 4: also own one entry of the
+/// `permissions.allow` array), then UTF-8 document text. If the text parses and our edit applies, checks that:
 /// reversing on the untouched output is byte-identical to the input; the semantic restore
 /// gives back a document with the same meaning; and a second install composed with the
 /// first still reverses byte-identically. Panics only when one of those breaks.
@@ -48,7 +49,16 @@ pub fn edit_roundtrip(data: &[u8]) {
             value: value.clone(),
         })
         .collect();
-    let Ok(plan) = EditPlan::new(format, edits) else {
+    let elements = if keys & 0x10 != 0 {
+        vec![ElementEdit {
+            path: KeyPath::new(["permissions", "allow"]).expect("non-empty literal"),
+            element: json!("Bash(devint:*)"),
+        }]
+    } else {
+        Vec::new()
+    };
+    let Ok(plan) = EditPlan::new(format, edits).and_then(|p| p.with_elements(elements.clone()))
+    else {
         return;
     };
     let Ok(applied) = plan.apply(Some(text), |_, _| false) else {
@@ -81,6 +91,7 @@ pub fn edit_roundtrip(data: &[u8]) {
             })
             .collect(),
     )
+    .and_then(|p| p.with_elements(elements))
     .expect("same paths as an accepted plan");
     if let Ok(second) = bumped.apply(Some(&applied.text), |_, _| false) {
         let composed =

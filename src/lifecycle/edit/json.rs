@@ -130,8 +130,7 @@ impl JsonDoc {
         let blocked = |depth: usize, node: &CstNode| EditError::NotAContainer {
             path: path.clone(),
             blocker: KeyPath::new(path.segments()[..depth].to_vec())
-                .map(|p| p.to_string())
-                .unwrap_or_default(),
+                .map_or_else(|_| "the document root".to_owned(), |p| format!("`{p}`")),
             found: kind_of(node),
         };
         let Some(root) = self.root.value() else {
@@ -167,8 +166,7 @@ impl JsonDoc {
                 created.push(KeyPath::new(segments[..=depth].to_vec())?);
                 Some(object.object_value_or_set(segment))
             }
-            .ok_or_else(|| EditError::ReadBackMismatch {
-                path: path.clone(),
+            .ok_or(EditError::ReadBackMismatch {
                 format: self.format,
                 detail: "an intermediate object vanished while editing",
             })?;
@@ -200,11 +198,44 @@ impl JsonDoc {
         prior
     }
 
-    pub(super) fn is_empty_container(&self, path: &KeyPath) -> bool {
-        let Some(CstNode::Container(CstContainerNode::Object(object))) = self.node(path) else {
+    pub(super) fn push_element(
+        &mut self,
+        path: &KeyPath,
+        element: &Value,
+    ) -> Result<(), EditError> {
+        let array =
+            self.node(path)
+                .and_then(|n| n.as_array())
+                .ok_or(EditError::ReadBackMismatch {
+                    format: self.format,
+                    detail: "the array vanished while editing",
+                })?;
+        array.append(input(element));
+        Ok(())
+    }
+
+    pub(super) fn remove_element(&mut self, path: &KeyPath, index: usize) -> bool {
+        let Some(element) = self
+            .node(path)
+            .and_then(|n| n.as_array())
+            .and_then(|a| a.elements().into_iter().nth(index))
+        else {
             return false;
         };
-        object.properties().is_empty() && !object.children().iter().any(CstNode::is_comment)
+        element.remove();
+        true
+    }
+
+    pub(super) fn is_empty_container(&self, path: &KeyPath) -> bool {
+        match self.node(path) {
+            Some(CstNode::Container(CstContainerNode::Object(object))) => {
+                object.properties().is_empty() && !object.children().iter().any(CstNode::is_comment)
+            }
+            Some(CstNode::Container(CstContainerNode::Array(array))) => {
+                array.elements().is_empty() && !array.children().iter().any(CstNode::is_comment)
+            }
+            _ => false,
+        }
     }
 
     pub(super) fn to_value(&self) -> Option<Value> {

@@ -13,13 +13,35 @@
 //!
 //! - [`SettingsDoc`] — one parsed document: [`get`](SettingsDoc::get),
 //!   [`set`](SettingsDoc::set) (creating intermediate objects/tables),
-//!   [`remove`](SettingsDoc::remove), [`Display`](std::fmt::Display) for the edited text.
-//! - [`EditPlan`] — the keys we own and their values; [`EditPlan::apply`] turns the current
-//!   file (or its absence) into the new text plus a [`Reversal`].
+//!   [`remove`](SettingsDoc::remove), [`add_element`](SettingsDoc::add_element),
+//!   [`remove_element`](SettingsDoc::remove_element), [`Display`](std::fmt::Display) for
+//!   the edited text.
+//! - [`EditPlan`] — the keys we own whole ([`KeyEdit`]) and the entries we own inside arrays
+//!   the user shares with us ([`ElementEdit`], e.g. one hook in `hooks.PreToolUse`);
+//!   [`EditPlan::apply`] turns the current file (or its absence) into the new text plus a
+//!   [`Reversal`].
 //! - [`Reversal`] — the receipt-ready record that undoes an apply: byte-exact when the file is
 //!   untouched, key-by-key semantic otherwise. See its docs for the withheld-value rule and
 //!   for composing a re-install with the first install ([`Reversal::compose`]).
 //! - [`fuzz_harness`] — the entry point a cargo-fuzz target drives.
+//!
+//! ```
+//! use devint::lifecycle::edit::{EditPlan, FileAction, KeyEdit, SettingsFormat};
+//! use serde_json::json;
+//!
+//! let original = "{\n  // mine\n  \"model\": \"opus\",\n}\n";
+//! let plan = EditPlan::new(
+//!     SettingsFormat::Jsonc,
+//!     vec![KeyEdit { path: "env.ANTHROPIC_BASE_URL".parse()?, value: json!("http://127.0.0.1:4000") }],
+//! )?;
+//! // Withhold prior values that look like credentials (here: none do).
+//! let applied = plan.apply(Some(original), |_, v| v.as_str().is_some_and(|s| s.starts_with("sk-")))?;
+//! assert!(applied.text.contains("// mine"));
+//! // The reversal goes into the receipt; untouched, it gives back the original bytes.
+//! let back = applied.reversal.reverse(Some(&applied.text))?;
+//! assert_eq!(back.file, FileAction::Write(original.to_owned()));
+//! # Ok::<(), devint::lifecycle::edit::EditError>(())
+//! ```
 
 mod error;
 pub mod fuzz_harness;
@@ -37,10 +59,10 @@ use serde_json::Value;
 
 pub use error::EditError;
 pub use path::KeyPath;
-pub use plan::{Applied, EditPlan, KeyEdit};
+pub use plan::{Applied, EditPlan, ElementEdit, KeyEdit};
 pub use reversal::{
-    FileAction, KeyOutcome, KeyRestoration, KeyReversal, OriginalFile, PriorRecord, Restoration,
-    Reversal, REVERSAL_VERSION,
+    ElementReversal, ExactUndo, FileAction, KeyOutcome, KeyRestoration, KeyReversal, OriginalFile,
+    PriorRecord, Restoration, Reversal, REVERSAL_VERSION,
 };
 pub use splice::Splice;
 
@@ -84,6 +106,16 @@ pub struct SetOutcome {
     /// What the key held before.
     pub prior: Prior,
     /// Objects/tables that did not exist and were created on the way, outermost first.
+    pub created: Vec<KeyPath>,
+}
+
+/// The result of one [`SettingsDoc::add_element`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementOutcome {
+    /// An equal element was already in the array; nothing changed.
+    pub already_present: bool,
+    /// Containers created on the way, outermost first, ending with the array itself when
+    /// it did not exist.
     pub created: Vec<KeyPath>,
 }
 
@@ -156,7 +188,62 @@ impl SettingsDoc {
         }
     }
 
-    /// Whether `path` names an object/table with no members (and, for JSON, no comments).
+    /// Appends `element` to the array at `path` unless an equal element is already there,
+    /// creating the array (and objects/tables on the way) when missing. On error the
+    /// document is unchanged.
+    pub fn add_element(
+        &mut self,
+        path: &KeyPath,
+        element: Value,
+    ) -> Result<ElementOutcome, EditError> {
+        match self.get(path) {
+            None => {
+                let mut created = self.set(path, Value::Array(vec![element]))?.created;
+                created.push(path.clone());
+                Ok(ElementOutcome {
+                    already_present: false,
+                    created,
+                })
+            }
+            Some(Value::Array(items)) if items.contains(&element) => Ok(ElementOutcome {
+                already_present: true,
+                created: Vec::new(),
+            }),
+            Some(Value::Array(_)) => {
+                match &mut self.inner {
+                    Inner::Json(doc) => doc.push_element(path, &element)?,
+                    Inner::Toml(doc) => doc.push_element(path, &element)?,
+                }
+                Ok(ElementOutcome {
+                    already_present: false,
+                    created: Vec::new(),
+                })
+            }
+            Some(other) => Err(EditError::NotAContainer {
+                path: path.clone(),
+                blocker: format!("`{path}`"),
+                found: value_kind(&other),
+            }),
+        }
+    }
+
+    /// Removes the first element of the array at `path` that `matches`; answers whether
+    /// one was removed.
+    pub fn remove_element(&mut self, path: &KeyPath, matches: impl Fn(&Value) -> bool) -> bool {
+        let Some(Value::Array(items)) = self.get(path) else {
+            return false;
+        };
+        let Some(index) = items.iter().position(matches) else {
+            return false;
+        };
+        match &mut self.inner {
+            Inner::Json(doc) => doc.remove_element(path, index),
+            Inner::Toml(doc) => doc.remove_element(path, index),
+        }
+    }
+
+    /// Whether `path` names an object/table or array with no members (and, for JSON, no
+    /// comments).
     pub fn is_empty_container(&self, path: &KeyPath) -> bool {
         match &self.inner {
             Inner::Json(doc) => doc.is_empty_container(path),
@@ -187,6 +274,40 @@ impl fmt::Display for SettingsDoc {
         match &self.inner {
             Inner::Json(doc) => fmt::Display::fmt(doc, f),
             Inner::Toml(doc) => fmt::Display::fmt(doc, f),
+        }
+    }
+}
+
+/// A short name for the kind of a value, for error messages.
+fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Adds `element` to the array at `path` in a plain value tree unless present; the model
+/// [`SettingsDoc::add_element`] must match.
+fn value_add_element(root: &mut Value, path: &KeyPath, element: Value) {
+    let mut node = root;
+    for segment in path.segments() {
+        if !node.is_object() {
+            *node = Value::Object(serde_json::Map::new());
+        }
+        let Value::Object(map) = node else {
+            unreachable!("just made an object")
+        };
+        node = map
+            .entry(segment.clone())
+            .or_insert(Value::Array(Vec::new()));
+    }
+    if let Value::Array(items) = node {
+        if !items.contains(&element) {
+            items.push(element);
         }
     }
 }

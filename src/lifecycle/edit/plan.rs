@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::reversal::{value_digest, ExactUndo};
 use super::splice::{digest, Splice};
 use super::{
-    value_set, EditError, KeyPath, KeyReversal, OriginalFile, Prior, PriorRecord, Reversal,
-    SettingsDoc, SettingsFormat, REVERSAL_VERSION,
+    value_add_element, value_set, EditError, ElementReversal, KeyPath, KeyReversal, OriginalFile,
+    Prior, PriorRecord, Reversal, SettingsDoc, SettingsFormat, REVERSAL_VERSION,
 };
 
 /// One key we own and the value we give it.
@@ -23,11 +23,24 @@ pub struct KeyEdit {
     pub value: Value,
 }
 
-/// An ordered set of key edits for one settings file of one format.
+/// One element we own inside an array the user may share (a hook entry in
+/// `hooks.PreToolUse`, a rule in `permissions.deny`): added unless an equal element is there,
+/// removed on reversal only if we added it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ElementEdit {
+    /// The array's key.
+    pub path: KeyPath,
+    /// The element we add.
+    pub element: Value,
+}
+
+/// An ordered set of key edits (whole keys we own), then element edits (entries we own in
+/// shared arrays), for one settings file of one format.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EditPlan {
     format: SettingsFormat,
     edits: Vec<KeyEdit>,
+    elements: Vec<ElementEdit>,
 }
 
 /// The result of [`EditPlan::apply`]: the text to write and the record that undoes it.
@@ -59,7 +72,34 @@ impl EditPlan {
                 }
             }
         }
-        Ok(Self { format, edits })
+        Ok(Self {
+            format,
+            edits,
+            elements: Vec::new(),
+        })
+    }
+
+    /// Adds element edits; an array path must not lie inside, or contain, a key we own whole.
+    pub fn with_elements(mut self, elements: Vec<ElementEdit>) -> Result<Self, EditError> {
+        for element in &elements {
+            if let Some(key) = self
+                .edits
+                .iter()
+                .find(|k| k.path.starts_with(&element.path) || element.path.starts_with(&k.path))
+            {
+                return Err(EditError::OverlappingKeys {
+                    first: key.path.clone(),
+                    second: element.path.clone(),
+                });
+            }
+        }
+        self.elements = elements;
+        Ok(self)
+    }
+
+    /// The element edits, applied after the key edits.
+    pub fn elements(&self) -> &[ElementEdit] {
+        &self.elements
     }
 
     /// The format this plan edits.
@@ -86,14 +126,7 @@ impl EditPlan {
     ) -> Result<Applied, EditError> {
         let original = current.unwrap_or("");
         let mut doc = SettingsDoc::parse(self.format, original)?;
-        let first_path = || {
-            self.edits
-                .first()
-                .map(|e| e.path.clone())
-                .unwrap_or_else(|| KeyPath::new(["<none>"]).expect("one segment"))
-        };
         let mismatch = |detail| EditError::ReadBackMismatch {
-            path: first_path(),
             format: self.format,
             detail,
         };
@@ -133,11 +166,27 @@ impl EditPlan {
             });
             created.extend(outcome.created);
         }
+        let mut elements = Vec::new();
+        for edit in &self.elements {
+            let outcome = doc.add_element(&edit.path, edit.element.clone())?;
+            let next = doc.to_string();
+            splices.extend(Splice::between(&text, &next));
+            text = next;
+            elements.push(ElementReversal {
+                path: edit.path.clone(),
+                element_digest: value_digest(&edit.element),
+                was_present: outcome.already_present,
+            });
+            created.extend(outcome.created);
+        }
 
         // Read back: the new text must parse and mean exactly the original plus our keys.
         let mut expected = before.clone();
         for edit in &self.edits {
             value_set(&mut expected, &edit.path, edit.value.clone());
+        }
+        for edit in &self.elements {
+            value_add_element(&mut expected, &edit.path, edit.element.clone());
         }
         let reread = SettingsDoc::parse(self.format, &text)
             .map_err(|_| mismatch("the edited text does not parse"))?;
@@ -166,6 +215,7 @@ impl EditPlan {
                 format: self.format,
                 original: original_file,
                 keys,
+                elements,
                 created,
                 exact,
             },

@@ -25,6 +25,11 @@ pub const REVERSAL_VERSION: u32 = 1;
 /// removed bytes holds a withheld value and no displaced prior was withheld (a withheld value
 /// cannot be restored, so byte identity is impossible anyway); otherwise `exact` is `None`
 /// and removal always takes the semantic path, reporting withheld keys as residual.
+///
+/// Comments on the semantic path: comment lines the user wrote above one of our keys or
+/// tables stay in the file (in TOML they move to the next key or table, or to the end);
+/// a comment on our key's own line or inside our value goes with it. An object/table we
+/// created is pruned only when it holds no key (and, in JSONC, no comment).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reversal {
     /// Record version ([`REVERSAL_VERSION`]).
@@ -35,6 +40,9 @@ pub struct Reversal {
     pub original: OriginalFile,
     /// Our keys, in apply order, with what they displaced.
     pub keys: Vec<KeyReversal>,
+    /// Our elements in shared arrays, in apply order.
+    #[serde(default)]
+    pub elements: Vec<ElementReversal>,
     /// Objects/tables we created, outermost first; pruned on removal when left empty.
     pub created: Vec<KeyPath>,
     /// The byte-exact undo, when it could be recorded.
@@ -71,6 +79,24 @@ impl KeyReversal {
     /// Whether `value` is the value we installed (drift read-back).
     pub fn holds_ours(&self, value: &Value) -> bool {
         value_digest(value) == self.installed_digest
+    }
+}
+
+/// One element of ours in a shared array.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementReversal {
+    /// The array's key.
+    pub path: KeyPath,
+    /// SHA-256 of the canonical JSON of the element (not the element itself).
+    pub element_digest: String,
+    /// An equal element was there before we came: reversal leaves it.
+    pub was_present: bool,
+}
+
+impl ElementReversal {
+    /// Whether `value` is our element.
+    pub fn is_ours(&self, value: &Value) -> bool {
+        value_digest(value) == self.element_digest
     }
 }
 
@@ -144,6 +170,9 @@ pub struct Restoration {
     pub file: FileAction,
     /// Each of our keys, in apply order.
     pub keys: Vec<KeyRestoration>,
+    /// Each of our array elements, in apply order: `Deleted` (removed), `Restored` (it was
+    /// the user's before; left), `KeptUserChange` (the user already removed it).
+    pub elements: Vec<KeyRestoration>,
     /// Whether the byte-exact undo was used.
     pub exact: bool,
 }
@@ -202,9 +231,17 @@ impl Reversal {
                         PriorRecord::Present { .. } => KeyOutcome::Restored,
                         PriorRecord::Withheld => KeyOutcome::WithheldResidual,
                     });
+                    let elements = self.element_outcomes(|e| {
+                        if e.was_present {
+                            KeyOutcome::Restored
+                        } else {
+                            KeyOutcome::Deleted
+                        }
+                    });
                     return Ok(Restoration {
                         file,
                         keys,
+                        elements,
                         exact: true,
                     });
                 }
@@ -214,9 +251,10 @@ impl Reversal {
     }
 
     /// Restores our keys one by one on the file as it is now, keeping every other change:
-    /// a key still holding our value goes back to its prior (deleted if it had none); a key
-    /// the user set to another value is kept; objects/tables we created are pruned if now
-    /// empty; a file we created is deleted if nothing of the user's is left.
+    /// a key still holding our value — or one the user removed — goes back to its prior
+    /// (deleted if it had none); a key the user set to another value is kept; our array
+    /// entries are removed where still present; objects/tables/arrays we created are pruned
+    /// if now empty; a file we created is deleted if nothing of the user's is left.
     pub fn reverse_semantic(&self, current: Option<&str>) -> Result<Restoration, EditError> {
         self.check_version()?;
         let Some(text) = current else {
@@ -227,10 +265,26 @@ impl Reversal {
             return Ok(Restoration {
                 file: FileAction::Leave,
                 keys: self.outcomes(|_| outcome),
+                elements: self.element_outcomes(|_| outcome),
                 exact: false,
             });
         };
         let mut doc = SettingsDoc::parse(self.format, text)?;
+        let mut elements = Vec::with_capacity(self.elements.len());
+        for element in self.elements.iter().rev() {
+            let outcome = if element.was_present {
+                KeyOutcome::Restored
+            } else if doc.remove_element(&element.path, |v| element.is_ours(v)) {
+                KeyOutcome::Deleted
+            } else {
+                KeyOutcome::KeptUserChange
+            };
+            elements.push(KeyRestoration {
+                path: element.path.clone(),
+                outcome,
+            });
+        }
+        elements.reverse();
         let mut outcomes = Vec::with_capacity(self.keys.len());
         for key in self.keys.iter().rev() {
             let current = doc.get(&key.path);
@@ -273,6 +327,7 @@ impl Reversal {
         Ok(Restoration {
             file,
             keys: outcomes,
+            elements,
             exact: false,
         })
     }
@@ -297,6 +352,15 @@ impl Reversal {
                 None => keys.push(key.clone()),
             }
         }
+        let mut elements = first.elements.clone();
+        for element in &later.elements {
+            let known = elements
+                .iter()
+                .any(|e| e.path == element.path && e.element_digest == element.element_digest);
+            if !known {
+                elements.push(element.clone());
+            }
+        }
         let mut created = first.created.clone();
         for path in &later.created {
             if !created.contains(path) {
@@ -316,6 +380,7 @@ impl Reversal {
             format: first.format,
             original: first.original.clone(),
             keys,
+            elements,
             created,
             exact,
         })
@@ -327,6 +392,19 @@ impl Reversal {
             .map(|k| KeyRestoration {
                 path: k.path.clone(),
                 outcome: outcome(k),
+            })
+            .collect()
+    }
+
+    fn element_outcomes(
+        &self,
+        outcome: impl Fn(&ElementReversal) -> KeyOutcome,
+    ) -> Vec<KeyRestoration> {
+        self.elements
+            .iter()
+            .map(|e| KeyRestoration {
+                path: e.path.clone(),
+                outcome: outcome(e),
             })
             .collect()
     }

@@ -211,8 +211,7 @@ impl TomlDoc {
                 .ok_or_else(|| EditError::NotAContainer {
                     path: path.clone(),
                     blocker: KeyPath::new(segments[..=depth].to_vec())
-                        .map(|p| p.to_string())
-                        .unwrap_or_default(),
+                        .map_or_else(|_| "the document root".to_owned(), |p| format!("`{p}`")),
                     found: kind_of(item),
                 })?;
         }
@@ -241,7 +240,6 @@ impl TomlDoc {
                 table.insert(segment, item);
             }
             let item = table.get_mut(segment).ok_or(EditError::ReadBackMismatch {
-                path: path.clone(),
                 format: SettingsFormat::Toml,
                 detail: "an intermediate table vanished while editing",
             })?;
@@ -250,7 +248,6 @@ impl TomlDoc {
             table = item
                 .as_table_like_mut()
                 .ok_or(EditError::ReadBackMismatch {
-                    path: path.clone(),
                     format: SettingsFormat::Toml,
                     detail: "an intermediate table is not a table",
                 })?;
@@ -290,14 +287,19 @@ impl TomlDoc {
         })
     }
 
-    /// The standard (non-inline, non-dotted) table holding `path`'s leaf, if it is one.
-    fn parent_table(&self, path: &KeyPath) -> Option<&Table> {
+    /// The (non-inline) table holding `path`'s leaf, with the position of the nearest
+    /// table that has a header (dotted tables are written inside their parent's body).
+    fn parent_table(&self, path: &KeyPath) -> Option<(&Table, isize)> {
         let mut table = self.doc.as_table();
+        let mut anchor = table.position().unwrap_or(-1);
         let segments = path.segments();
         for segment in &segments[..segments.len() - 1] {
             table = table.get(segment)?.as_table()?;
+            if !table.is_dotted() {
+                anchor = table.position().unwrap_or(anchor);
+            }
         }
-        (!table.is_dotted()).then_some(table)
+        Some((table, anchor))
     }
 
     pub(super) fn remove(&mut self, path: &KeyPath) -> Option<Value> {
@@ -305,7 +307,7 @@ impl TomlDoc {
         // Comments written above what we remove belong to the user: find them first.
         let mut orphans = Vec::new();
         let mut heir = None;
-        if let Some(parent) = self.parent_table(path) {
+        if let Some((parent, anchor)) = self.parent_table(path) {
             if let Some((key, item)) = parent.get_key_value(leaf) {
                 item_comments(item, &mut orphans);
                 if let (Item::Value(_), Some(comment)) = (item, comment_prefix(key.leaf_decor())) {
@@ -320,7 +322,7 @@ impl TomlDoc {
                         .and_then(|i| values.get(i + 1));
                     match next {
                         Some(next) => heir = Some((next.to_string(), comment)),
-                        None => orphans.push((parent.position().unwrap_or(-1), comment)),
+                        None => orphans.push((anchor, comment)),
                     }
                 }
             }
@@ -372,10 +374,65 @@ impl TomlDoc {
         }
     }
 
+    fn item_mut(&mut self, path: &KeyPath) -> Option<&mut Item> {
+        let mut table: &mut dyn TableLike = self.doc.as_table_mut();
+        let segments = path.segments();
+        for segment in &segments[..segments.len() - 1] {
+            table = table.get_mut(segment)?.as_table_like_mut()?;
+        }
+        table.get_mut(path.leaf())
+    }
+
+    pub(super) fn push_element(
+        &mut self,
+        path: &KeyPath,
+        element: &Value,
+    ) -> Result<(), EditError> {
+        representable(path, element)?;
+        match self.item_mut(path) {
+            Some(Item::Value(toml_edit::Value::Array(array))) => {
+                array.push(inline(element));
+                Ok(())
+            }
+            Some(Item::ArrayOfTables(tables)) => match block(element) {
+                Item::Table(table) => {
+                    tables.push(table);
+                    Ok(())
+                }
+                _ => Err(EditError::Unrepresentable {
+                    path: path.clone(),
+                    format: SettingsFormat::Toml,
+                    reason: "an array of tables only takes tables",
+                }),
+            },
+            _ => Err(EditError::ReadBackMismatch {
+                format: SettingsFormat::Toml,
+                detail: "the array vanished while editing",
+            }),
+        }
+    }
+
+    pub(super) fn remove_element(&mut self, path: &KeyPath, index: usize) -> bool {
+        match self.item_mut(path) {
+            Some(Item::Value(toml_edit::Value::Array(array))) if index < array.len() => {
+                array.remove(index);
+                true
+            }
+            Some(Item::ArrayOfTables(tables)) if index < tables.len() => {
+                tables.remove(index);
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub(super) fn is_empty_container(&self, path: &KeyPath) -> bool {
-        self.item(path)
-            .and_then(Item::as_table_like)
-            .is_some_and(TableLike::is_empty)
+        match self.item(path) {
+            Some(Item::Value(toml_edit::Value::Array(array))) => array.is_empty(),
+            Some(Item::ArrayOfTables(tables)) => tables.is_empty(),
+            Some(item) => item.as_table_like().is_some_and(TableLike::is_empty),
+            None => false,
+        }
     }
 
     pub(super) fn to_value(&self) -> Option<Value> {

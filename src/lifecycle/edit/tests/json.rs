@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::lifecycle::edit::{
-    EditError, FileAction, KeyOutcome, PriorRecord, Reversal, SettingsDoc,
+    EditError, EditPlan, ElementEdit, FileAction, KeyOutcome, PriorRecord, Reversal, SettingsDoc,
 };
 
 const CLAUDE: &str = r#"{
@@ -232,7 +232,7 @@ fn a_non_object_on_the_way_is_refused() {
         .apply(Some(r#"{"env": "production"}"#), |_, _| false)
         .unwrap_err();
     assert!(
-        matches!(&err, EditError::NotAContainer { blocker, found: "string", .. } if blocker == "env"),
+        matches!(&err, EditError::NotAContainer { blocker, found: "string", .. } if blocker == "`env`"),
         "{err:?}"
     );
     let err = plan(SettingsFormat::Json, &ours())
@@ -242,6 +242,11 @@ fn a_non_object_on_the_way_is_refused() {
         err,
         EditError::NotAContainer { found: "array", .. }
     ));
+    assert!(
+        err.to_string()
+            .contains("the document root is not an object"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -352,4 +357,104 @@ fn yaml_is_refused_as_unsupported() {
         SettingsDoc::parse(SettingsFormat::Yaml, "a: 1\n"),
         Err(EditError::UnsupportedFormat { .. })
     ));
+}
+
+fn hook_entry() -> serde_json::Value {
+    json!({"matcher": "*", "hooks": [{"type": "command", "command": "devint hook pre"}]})
+}
+
+fn with_hook(format: SettingsFormat) -> EditPlan {
+    plan(format, &[("env.DEVINT_SESSION", json!("on"))])
+        .with_elements(vec![
+            ElementEdit {
+                path: path("hooks.PreToolUse"),
+                element: hook_entry(),
+            },
+            ElementEdit {
+                path: path("permissions.deny"),
+                element: json!("Read(./.env)"),
+            },
+        ])
+        .unwrap()
+}
+
+#[test]
+fn our_hook_entry_joins_the_users_array_and_leaves_cleanly() {
+    let applied = with_hook(SettingsFormat::Json)
+        .apply(Some(CLAUDE), |_, _| false)
+        .unwrap();
+    let hooks = get(&applied.text, "hooks.PreToolUse").unwrap();
+    assert_eq!(hooks.as_array().unwrap().len(), 2);
+    assert_eq!(hooks[1], hook_entry());
+    // "Read(./.env)" was already denied by the user: not added twice, and kept on removal.
+    assert_eq!(
+        get(&applied.text, "permissions.deny"),
+        Some(json!(["Read(./.env)"]))
+    );
+    assert!(applied.reversal.elements[1].was_present);
+
+    let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
+    assert!(back.exact);
+    assert_eq!(back.file, FileAction::Write(CLAUDE.to_owned()));
+
+    // The user adds their own entry after ours; removal takes only ours.
+    let mut doc = SettingsDoc::parse(SettingsFormat::Json, &applied.text).unwrap();
+    doc.add_element(
+        &path("hooks.PreToolUse"),
+        json!({"matcher": "Edit", "hooks": []}),
+    )
+    .unwrap();
+    let back = applied.reversal.reverse(Some(&doc.to_string())).unwrap();
+    assert_eq!(back.elements[0].outcome, KeyOutcome::Deleted);
+    assert_eq!(back.elements[1].outcome, KeyOutcome::Restored);
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    let hooks = get(&text, "hooks.PreToolUse").unwrap();
+    assert_eq!(hooks.as_array().unwrap().len(), 2);
+    assert_eq!(hooks[0]["matcher"], json!("Bash"));
+    assert_eq!(hooks[1]["matcher"], json!("Edit"));
+    assert_eq!(
+        get(&text, "permissions.deny"),
+        Some(json!(["Read(./.env)"]))
+    );
+}
+
+#[test]
+fn an_array_we_created_for_our_entry_is_pruned_on_removal() {
+    let applied = with_hook(SettingsFormat::Json)
+        .apply(Some("{\"model\": \"opus\"}\n"), |_, _| false)
+        .unwrap();
+    let mut doc = SettingsDoc::parse(SettingsFormat::Json, &applied.text).unwrap();
+    doc.set(&path("model"), json!("haiku")).unwrap();
+    let back = applied.reversal.reverse(Some(&doc.to_string())).unwrap();
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    let value = SettingsDoc::parse(SettingsFormat::Json, &text)
+        .unwrap()
+        .to_value();
+    assert_eq!(value, Some(json!({"model": "haiku"})));
+}
+
+#[test]
+fn an_entry_the_user_already_removed_is_reported_not_searched_for() {
+    let applied = with_hook(SettingsFormat::Json)
+        .apply(Some(CLAUDE), |_, _| false)
+        .unwrap();
+    let mut doc = SettingsDoc::parse(SettingsFormat::Json, &applied.text).unwrap();
+    assert!(doc.remove_element(&path("hooks.PreToolUse"), |v| *v == hook_entry()));
+    let back = applied.reversal.reverse(Some(&doc.to_string())).unwrap();
+    assert_eq!(back.elements[0].outcome, KeyOutcome::KeptUserChange);
+}
+
+#[test]
+fn an_element_array_inside_a_key_we_own_is_refused() {
+    let err = plan(SettingsFormat::Json, &[("hooks", json!({}))])
+        .with_elements(vec![ElementEdit {
+            path: path("hooks.PreToolUse"),
+            element: hook_entry(),
+        }])
+        .unwrap_err();
+    assert!(matches!(err, EditError::OverlappingKeys { .. }));
 }

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::lifecycle::edit::{EditError, FileAction, KeyOutcome, SettingsDoc};
+use crate::lifecycle::edit::{EditError, ElementEdit, FileAction, KeyOutcome, SettingsDoc};
 
 const CODEX: &str = r#"# Codex configuration
 model = "o4-mini"   # default model
@@ -201,5 +201,92 @@ fn a_comment_above_a_key_we_remove_moves_to_the_next_key() {
     assert!(
         text.contains("# mine: about colours\ncolours = \"dark\""),
         "{text}"
+    );
+}
+
+#[test]
+fn a_withheld_toml_prior_is_not_stored_and_the_key_is_residual() {
+    let text =
+        "[shell_environment_policy.set]\nOPENAI_API_KEY = \"sk-proj-secret\"\nPATH = \"/bin\"\n";
+    let applied = plan(
+        SettingsFormat::Toml,
+        &[(
+            "shell_environment_policy.set.OPENAI_API_KEY",
+            json!("gateway-issued"),
+        )],
+    )
+    .apply(Some(text), |path, _| path.leaf().ends_with("_API_KEY"))
+    .unwrap();
+    let stored = serde_json::to_string(&applied.reversal).unwrap();
+    assert!(!stored.contains("sk-proj"), "{stored}");
+    let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
+    assert_eq!(
+        back.residual().collect::<Vec<_>>(),
+        vec![&path("shell_environment_policy.set.OPENAI_API_KEY")]
+    );
+    let FileAction::Write(restored) = back.file else {
+        panic!("expected a write")
+    };
+    let doc = reread(&restored);
+    assert_eq!(
+        doc.get(&path("shell_environment_policy.set.OPENAI_API_KEY")),
+        None
+    );
+    assert_eq!(
+        doc.get(&path("shell_environment_policy.set.PATH")),
+        Some(json!("/bin"))
+    );
+}
+
+#[test]
+fn a_file_the_user_deleted_is_not_recreated() {
+    let applied = apply(SettingsFormat::Toml, Some(CODEX), &ours());
+    let back = applied.reversal.reverse(None).unwrap();
+    assert_eq!(back.file, FileAction::Leave);
+    assert!(back
+        .keys
+        .iter()
+        .all(|k| k.outcome == KeyOutcome::FileMissing));
+}
+
+#[test]
+fn elements_join_toml_arrays_and_arrays_of_tables_and_leave_cleanly() {
+    let original = "notify = [\"notify-send\"]  # desktop\n\n[[hooks]]\nname = \"lint\"\n";
+    let plan = plan(SettingsFormat::Toml, &[])
+        .with_elements(vec![
+            ElementEdit {
+                path: path("notify"),
+                element: json!("devint-notify"),
+            },
+            ElementEdit {
+                path: path("hooks"),
+                element: json!({"name": "devint", "command": "devint hook"}),
+            },
+        ])
+        .unwrap();
+    let applied = plan.apply(Some(original), |_, _| false).unwrap();
+    let doc = reread(&applied.text);
+    assert_eq!(
+        doc.get(&path("notify")),
+        Some(json!(["notify-send", "devint-notify"]))
+    );
+    assert_eq!(
+        doc.get(&path("hooks")).unwrap().as_array().unwrap().len(),
+        2
+    );
+    assert!(applied.text.contains("# desktop"));
+    let back = applied.reversal.reverse(Some(&applied.text)).unwrap();
+    assert_eq!(back.file, FileAction::Write(original.to_owned()));
+
+    let edited = applied.text.clone() + "\n[[hooks]]\nname = \"mine\"\n";
+    let back = applied.reversal.reverse(Some(&edited)).unwrap();
+    let FileAction::Write(text) = back.file else {
+        panic!("expected a write")
+    };
+    let doc = reread(&text);
+    assert_eq!(doc.get(&path("notify")), Some(json!(["notify-send"])));
+    assert_eq!(
+        doc.get(&path("hooks")),
+        Some(json!([{"name": "lint"}, {"name": "mine"}]))
     );
 }
