@@ -334,7 +334,10 @@ fn a_corrupt_receipt_is_reported_and_never_trusted() {
     c.verify(&rt);
     let receipt = sb.files("receipts").pop().unwrap();
     let text = std::fs::read_to_string(&receipt).unwrap();
-    std::fs::write(&receipt, text.replace("Read(./.env)", "Read(./.envX)")).unwrap();
+    // One changed byte in the body: the integrity digest no longer matches.
+    let tampered = text.replacen("settings.json", "settings.jsoN", 1);
+    assert_ne!(tampered, text);
+    std::fs::write(&receipt, tampered).unwrap();
     let s = c.status(&rt);
     assert_eq!(s.state, StatusState::Degraded);
     assert!(s.achieved_level <= Level::DetectedNotIntegrated);
@@ -745,4 +748,29 @@ fn an_installed_tool_that_disappeared_is_degraded_not_integrated() {
     let s = c.status(&rt);
     assert_eq!(s.state, StatusState::Degraded);
     assert!(s.state_reason.unwrap().as_str().contains("not found"));
+}
+
+#[test]
+fn a_list_entry_the_user_already_had_is_never_taken_out() {
+    let sb = Sandbox::new();
+    sb.write_settings("{\"permissions\": {\"deny\": [\"WebFetch\", \"Read(./.env)\"]}}\n");
+    let rt = sb.open();
+    let mut c = Client::new(&book(), "ide");
+    c.install(&rt, "team");
+    assert_eq!(
+        json(&sb.settings())["permissions"]["deny"],
+        json!(["WebFetch", "Read(./.env)", "Bash(curl:*)"]),
+        "an equal entry is not added twice"
+    );
+    // A user edit elsewhere forces the key-by-key path.
+    let mut v = json(&sb.settings());
+    v["theme"] = json!("light");
+    sb.write_settings(&serde_json::to_string(&v).unwrap());
+    c.uninstall(&rt);
+    let after = json(&sb.settings());
+    assert_eq!(
+        after["permissions"]["deny"],
+        json!(["WebFetch", "Read(./.env)"])
+    );
+    assert_eq!(after["theme"], "light");
 }

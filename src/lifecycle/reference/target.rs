@@ -14,8 +14,8 @@ use super::receipt::{KeyMode, OwnedKey, Receipt};
 use crate::adapters::{self, EditMode, RenderedIntegration};
 use crate::lifecycle::durable::{self, DurableError};
 use crate::lifecycle::edit::{
-    EditError, EditPlan, FileAction, KeyEdit, KeyPath, Restoration, Reversal, SettingsDoc,
-    SettingsFormat,
+    EditError, EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, Restoration, Reversal,
+    SettingsDoc, SettingsFormat,
 };
 
 /// The edit module's format for an adapter's format.
@@ -82,40 +82,43 @@ pub struct Prepared {
     pub keys: Vec<OwnedKey>,
 }
 
-/// Prepares writing `keys` into `current` (dry run; nothing is written).
+/// Prepares writing `keys` into `current` (dry run; nothing is written). A key we append
+/// to becomes one element edit per entry of ours (added unless an equal entry is there,
+/// removed on reversal only if we added it); one whose current value is not a list is
+/// displaced whole instead (and restored on removal).
 pub fn prepare(
     format: SettingsFormat,
     current: &Current,
     keys: &[OwnedKey],
 ) -> Result<Prepared, EditError> {
     let doc = SettingsDoc::parse(format, current.text.as_deref().unwrap_or(""))?;
-    let mut edits = Vec::with_capacity(keys.len());
+    let mut edits = Vec::new();
+    let mut elements = Vec::new();
     let mut settled = Vec::with_capacity(keys.len());
     for key in keys {
         let existing = doc.get(&key.path);
-        let (value, mode) = match (key.mode, existing, &key.ours) {
-            (KeyMode::Append, Some(Value::Array(mut items)), Value::Array(ours)) => {
-                for o in ours {
-                    if !items.contains(o) {
-                        items.push(o.clone());
-                    }
-                }
-                (Value::Array(items), KeyMode::Append)
+        let mode = match (key.mode, existing, &key.ours) {
+            (KeyMode::Append, None | Some(Value::Array(_)), Value::Array(ours)) => {
+                elements.extend(ours.iter().map(|o| ElementEdit {
+                    path: key.path.clone(),
+                    element: o.clone(),
+                }));
+                KeyMode::Append
             }
-            (KeyMode::Append, None, ours) => (ours.clone(), KeyMode::Append),
-            // A user value that is not a list is displaced (and restored on removal).
-            (_, _, ours) => (ours.clone(), KeyMode::Replace),
+            (_, _, ours) => {
+                edits.push(KeyEdit {
+                    path: key.path.clone(),
+                    value: ours.clone(),
+                });
+                KeyMode::Replace
+            }
         };
-        edits.push(KeyEdit {
-            path: key.path.clone(),
-            value,
-        });
         settled.push(OwnedKey {
             mode,
             ..key.clone()
         });
     }
-    let plan = EditPlan::new(format, edits)?;
+    let plan = EditPlan::new(format, edits)?.with_elements(elements)?;
     let applied = plan.apply(current.text.as_deref(), withhold)?;
     Ok(Prepared {
         text: applied.text,
@@ -138,63 +141,26 @@ pub fn repair_text(
         if key.holds(now.as_ref()) {
             continue;
         }
-        let value = match (key.mode, now, &key.ours) {
-            (KeyMode::Append, Some(Value::Array(mut items)), Value::Array(ours)) => {
+        match (key.mode, now, &key.ours) {
+            (KeyMode::Append, None | Some(Value::Array(_)), Value::Array(ours)) => {
                 for o in ours {
-                    if !items.contains(o) {
-                        items.push(o.clone());
-                    }
+                    doc.add_element(&key.path, o.clone())?;
                 }
-                Value::Array(items)
             }
-            (_, _, ours) => ours.clone(),
-        };
-        doc.set(&key.path, value)?;
+            (_, _, ours) => {
+                doc.set(&key.path, ours.clone())?;
+            }
+        }
         repaired.push(key.path.clone());
     }
     Ok((doc.to_string(), repaired))
 }
 
 /// What removing our keys from `current` yields: byte-exact when the file is as we left
-/// it; otherwise our list entries are taken out of appended lists first, then every other
-/// key goes back to its original (user changes kept).
+/// it; otherwise every key goes back to its original and our list entries come out (only
+/// those we added), user changes kept.
 pub fn restore(receipt: &Receipt, current: &Current) -> Result<Restoration, EditError> {
-    let Some(text) = current.text.as_deref() else {
-        return receipt.reversal.reverse(None);
-    };
-    let untouched = receipt
-        .reversal
-        .exact
-        .as_ref()
-        .is_some_and(|e| super::receipt::text_digest(text) == e.post_digest);
-    if untouched {
-        return receipt.reversal.reverse(Some(text));
-    }
-    let mut doc = SettingsDoc::parse(receipt.format, text)?;
-    let mut touched = false;
-    for key in receipt.keys.iter().filter(|k| k.mode == KeyMode::Append) {
-        let (Some(Value::Array(items)), Value::Array(ours)) = (doc.get(&key.path), &key.ours)
-        else {
-            continue;
-        };
-        let kept: Vec<Value> = items.into_iter().filter(|i| !ours.contains(i)).collect();
-        let prior_absent =
-            receipt.reversal.keys.iter().any(|k| {
-                k.path == key.path && k.prior == crate::lifecycle::edit::PriorRecord::Absent
-            });
-        if kept.is_empty() && prior_absent {
-            doc.remove(&key.path);
-        } else {
-            doc.set(&key.path, Value::Array(kept))?;
-        }
-        touched = true;
-    }
-    let text = if touched {
-        doc.to_string()
-    } else {
-        text.to_owned()
-    };
-    receipt.reversal.reverse_semantic(Some(&text))
+    receipt.reversal.reverse(current.text.as_deref())
 }
 
 /// The digest of what a file action leaves (`None`: no file).
