@@ -47,6 +47,7 @@ pub use config::{
 };
 pub use credential::withhold as withholds_prior_value;
 pub use events::{QueueAuthority, SpoolEventSource};
+pub use journal::RecoveryError;
 pub use layout::LayoutError;
 pub use plans::PLAN_CAPACITY;
 pub use profile::{PolicyDocument, BUILT_INS as BUILT_IN_PROFILES};
