@@ -1,7 +1,7 @@
 //! The lifecycle: the backend contract ([`Lifecycle`]) every runtime implements, and the
 //! reference backend's building blocks: format-preserving settings edits with exact
 //! reversal ([`edit`]), durable atomic writes ([`durable`]) and the cross-process
-//! per-(tool, scope) lock ([`lock`]).
+//! per-(tool, scope) lock ([`lock`]); and the reference backend itself ([`reference`](mod@reference)).
 //!
 //! This module owns what happens to a tool's configuration once a request is authorised.
 //! It must never decide policy (ADR 0030 forbidden design 6), never report a protection
@@ -13,5 +13,6 @@ mod contract;
 pub mod durable;
 pub mod edit;
 pub mod lock;
+pub mod reference;
 
 pub use contract::{Lifecycle, LifecycleError};
