@@ -40,8 +40,6 @@ pub struct RuntimeSession {
     pub client: AuthorizedClient,
     /// The `runtime` object of the JSON envelope.
     pub info: Value,
-    /// The standing decided at open.
-    pub standing: Standing,
 }
 
 /// Connect to the runtime for `command`, decide the standing (`privileged` per spec §8:
@@ -84,7 +82,6 @@ pub async fn open(ctx: &Ctx, command: &str, privileged: bool) -> Result<RuntimeS
     Ok(RuntimeSession {
         client: negotiated.authorize(token),
         info,
-        standing,
     })
 }
 

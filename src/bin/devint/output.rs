@@ -125,13 +125,6 @@ impl Out {
         };
         eprintln!("{} {text}", s.warn("warning:"));
     }
-
-    /// A progress or narrative line on stderr, in human mode only.
-    pub fn note(&self, text: &str) {
-        if !self.json() {
-            eprintln!("{text}");
-        }
-    }
 }
 
 fn print_json(doc: &Value) {
