@@ -35,7 +35,11 @@ Exit codes: 0 ok, 1 internal, 2 usage, 3 unsupported, 4 incompatible, 5 drifted,
 /// `devint`: install, inspect, verify, repair and remove the governance integration of AI
 /// coding tools through a local DI-API runtime.
 #[derive(Debug, Parser)]
-#[command(name = "devint", version, about, after_help = EXAMPLES, propagate_version = true)]
+#[command(
+    name = "devint",
+    version,
+    about = "Install, inspect, verify, repair and remove the governance integration of AI coding tools",
+    after_help = EXAMPLES, propagate_version = true)]
 pub struct Cli {
     /// The runtime's socket (default: AA_DEVINT_SOCKET, else ~/.aa/run/devint.sock).
     #[arg(long, global = true, value_name = "PATH")]

@@ -7,6 +7,10 @@ use crate::cli::Cli;
 
 /// Print the completion script for `shell` on stdout.
 pub fn print(shell: clap_complete::Shell) {
+    use std::io::Write;
     let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "devint", &mut std::io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "devint", &mut script);
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = std::io::stdout().write_all(&script);
 }

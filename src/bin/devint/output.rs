@@ -131,7 +131,9 @@ fn print_json(doc: &Value) {
     let text = serde_json::to_string_pretty(doc).unwrap_or_else(|e| {
         format!("{{\"schema\":\"{JSON_SCHEMA}\",\"error\":{{\"exit\":1,\"message\":\"cannot encode JSON: {e}\"}}}}")
     });
-    println!("{text}");
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
 }
 
 /// ANSI colour, or nothing.
