@@ -64,7 +64,10 @@ fn tools_human_output_is_a_table_with_the_detected_tool() {
         .lines()
         .find(|l| l.starts_with("claude-code "))
         .unwrap();
-    assert!(claude.contains("yes") && claude.contains("2.0.14"), "{claude}");
+    assert!(
+        claude.contains("yes") && claude.contains("2.0.14"),
+        "{claude}"
+    );
     assert!(!text.contains('\x1b'), "colour without a TTY: {text}");
 }
 
@@ -81,7 +84,10 @@ fn tools_json_carries_the_runtime_provenance_and_a_verified_standing() {
     assert_eq!(doc["runtime"]["di_api_version"], 5);
     assert!(doc["runtime"]["provenance"]["pid"].as_u64().unwrap() > 0);
     let tools = doc["result"]["tools"].as_array().unwrap();
-    let claude = tools.iter().find(|t| t["tool_id"] == "claude-code").unwrap();
+    let claude = tools
+        .iter()
+        .find(|t| t["tool_id"] == "claude-code")
+        .unwrap();
     assert_eq!(claude["detected"], true);
     assert_eq!(claude["detected_version"], "2.0.14");
     assert_eq!(claude["capabilities"].as_array().unwrap().len(), 12);
@@ -178,8 +184,20 @@ fn two_runtimes_in_one_directory_refute_the_standing_with_exit_10() {
 fn help_explains_each_command_with_an_example() {
     let s = Sandbox::new();
     for command in [
-        "serve", "enrol", "tokens", "tools", "plan", "apply", "status", "verify", "repair",
-        "remove", "events", "approve", "demo", "completions",
+        "serve",
+        "enrol",
+        "tokens",
+        "tools",
+        "plan",
+        "apply",
+        "status",
+        "verify",
+        "repair",
+        "remove",
+        "events",
+        "approve",
+        "demo",
+        "completions",
     ] {
         s.devint()
             .args([command, "--help"])
@@ -197,7 +215,11 @@ fn help_explains_each_command_with_an_example() {
 #[test]
 fn completions_are_generated_for_bash_zsh_and_fish() {
     let s = Sandbox::new();
-    for (shell, marker) in [("bash", "_devint()"), ("zsh", "#compdef devint"), ("fish", "complete -c devint")] {
+    for (shell, marker) in [
+        ("bash", "_devint()"),
+        ("zsh", "#compdef devint"),
+        ("fish", "complete -c devint"),
+    ] {
         s.devint()
             .args(["completions", shell])
             .assert()

@@ -12,8 +12,14 @@ fn serve_prints_the_socket_and_the_enrol_command_when_nobody_is_enrolled() {
     let mut s = Sandbox::new();
     let n = s.serve();
     let out = s.serve_output(n);
-    assert!(out.contains(&format!("serving on {}", s.socket().display())), "{out}");
-    assert!(out.contains("devint enrol --client cli --all-tools --verbs full"), "{out}");
+    assert!(
+        out.contains(&format!("serving on {}", s.socket().display())),
+        "{out}"
+    );
+    assert!(
+        out.contains("devint enrol --client cli --all-tools --verbs full"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -27,7 +33,11 @@ fn enrol_writes_a_0600_token_file_and_does_not_print_the_token() {
     assert!(out.status.success());
     let token = std::fs::read_to_string(s.token_file()).unwrap();
     assert_eq!(token.len(), 65);
-    let mode = std::fs::metadata(s.token_file()).unwrap().permissions().mode() & 0o777;
+    let mode = std::fs::metadata(s.token_file())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!(mode, 0o600);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains(token.trim()), "the token leaked: {stdout}");

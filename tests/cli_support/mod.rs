@@ -109,7 +109,10 @@ impl Sandbox {
             if let Ok(Some(status)) = child.try_wait() {
                 panic!("devint serve exited early ({status}): {text}");
             }
-            assert!(Instant::now() < deadline, "devint serve did not start: {text}");
+            assert!(
+                Instant::now() < deadline,
+                "devint serve did not start: {text}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         self.servers.push(child);
@@ -139,10 +142,23 @@ impl Sandbox {
     pub fn enrol(&self, verbs: &str) -> String {
         let out = self
             .devint()
-            .args(["--output", "json", "enrol", "--client", "test", "--all-tools", "--verbs", verbs])
+            .args([
+                "--output",
+                "json",
+                "enrol",
+                "--client",
+                "test",
+                "--all-tools",
+                "--verbs",
+                verbs,
+            ])
             .output()
             .unwrap();
-        assert!(out.status.success(), "enrol failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "enrol failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         doc["result"]["token_id"].as_str().unwrap().to_owned()
     }

@@ -45,7 +45,10 @@ pub fn open_backend(site: &BackendSite) -> Result<Arc<dyn Lifecycle>, String> {
     //   .map(|r| Arc::new(r) as Arc<dyn Lifecycle>).map_err(|e| e.to_string())
     let _ = &site.state_dir;
     let _ = &site.project_dir;
-    Ok(Arc::new(DiscoveryOnlyBackend::new(&site.home, &site.path_env)))
+    Ok(Arc::new(DiscoveryOnlyBackend::new(
+        &site.home,
+        &site.path_env,
+    )))
 }
 
 /// Whether the backend [`open_backend`] builds can change a tool's configuration.
@@ -132,11 +135,19 @@ impl Lifecycle for DiscoveryOnlyBackend {
         Ok(ToolList { tools })
     }
 
-    fn plan(&self, _auth: &ToolAuthorization, _args: &PlanArgs) -> Result<PlanView, LifecycleError> {
+    fn plan(
+        &self,
+        _auth: &ToolAuthorization,
+        _args: &PlanArgs,
+    ) -> Result<PlanView, LifecycleError> {
         Err(refused())
     }
 
-    fn apply(&self, _auth: &ToolAuthorization, _plan: &PlanId) -> Result<ApplyView, LifecycleError> {
+    fn apply(
+        &self,
+        _auth: &ToolAuthorization,
+        _plan: &PlanId,
+    ) -> Result<ApplyView, LifecycleError> {
         Err(refused())
     }
 

@@ -65,7 +65,9 @@ pub enum Command {
     #[command(after_help = "Example:\n  devint serve --state-dir ~/.aa")]
     Serve(ServeArgs),
     /// Enrol a client: issue a capability token and write it to a 0600 file.
-    #[command(after_help = "Example:\n  devint enrol --client vscode --tool claude-code --verbs read-only --ttl 30d")]
+    #[command(
+        after_help = "Example:\n  devint enrol --client vscode --tool claude-code --verbs read-only --ttl 30d"
+    )]
     Enrol(EnrolArgs),
     /// List, rotate or revoke enrolled tokens.
     #[command(after_help = "Example:\n  devint tokens list")]
@@ -145,7 +147,9 @@ pub enum Command {
         since: u64,
     },
     /// Relay your answer to a pending approval (the runtime decides).
-    #[command(after_help = "Example:\n  devint approve claude-code 0123456789abcdef0123456789abcdef approve")]
+    #[command(
+        after_help = "Example:\n  devint approve claude-code 0123456789abcdef0123456789abcdef approve"
+    )]
     Approve {
         /// The tool id.
         #[arg(value_parser = parse_tool)]
@@ -165,7 +169,9 @@ pub enum Command {
         keep: bool,
     },
     /// Print a shell completion script.
-    #[command(after_help = "Example:\n  devint completions bash > ~/.local/share/bash-completion/completions/devint")]
+    #[command(
+        after_help = "Example:\n  devint completions bash > ~/.local/share/bash-completion/completions/devint"
+    )]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,

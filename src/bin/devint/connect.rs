@@ -86,7 +86,12 @@ pub async fn open(ctx: &Ctx, command: &str, privileged: bool) -> Result<RuntimeS
 }
 
 /// The `runtime` object of the JSON envelope.
-pub fn runtime_info(socket: &Path, ack: &pb::HelloAck, standing: &Standing, overridden: bool) -> Value {
+pub fn runtime_info(
+    socket: &Path,
+    ack: &pb::HelloAck,
+    standing: &Standing,
+    overridden: bool,
+) -> Value {
     let provenance = ack.provenance.as_ref().map(|p| {
         json!({
             "core_version": p.core_version,

@@ -23,6 +23,9 @@ pub fn ask(question: &str) -> bool {
 
 /// The error for a refused prompt.
 pub fn aborted(what: &str) -> CliError {
-    CliError::new(Exit::Aborted, format!("{what} aborted: no consent was given"))
-        .fix("answer `y` at the prompt, or pass --yes to skip the confirmation")
+    CliError::new(
+        Exit::Aborted,
+        format!("{what} aborted: no consent was given"),
+    )
+    .fix("answer `y` at the prompt, or pass --yes to skip the confirmation")
 }

@@ -58,7 +58,9 @@ impl Sandbox {
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(&root)
-            .map_err(|e| CliError::internal(format!("cannot create the sandbox {}: {e}", root.display())))?;
+            .map_err(|e| {
+                CliError::internal(format!("cannot create the sandbox {}: {e}", root.display()))
+            })?;
         Ok(Sandbox { root })
     }
     fn home(&self) -> PathBuf {
@@ -81,14 +83,16 @@ impl Sandbox {
     }
 
     fn populate(&self) -> Result<(), CliError> {
-        let io = |what: &str, e: std::io::Error| CliError::internal(format!("demo: cannot {what}: {e}"));
+        let io =
+            |what: &str, e: std::io::Error| CliError::internal(format!("demo: cannot {what}: {e}"));
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(self.home().join(".claude"))
             .map_err(|e| io("create the sandbox HOME", e))?;
         std::fs::create_dir_all(self.bin()).map_err(|e| io("create the sandbox PATH", e))?;
-        std::fs::write(self.settings(), SAMPLE_SETTINGS).map_err(|e| io("write the settings file", e))?;
+        std::fs::write(self.settings(), SAMPLE_SETTINGS)
+            .map_err(|e| io("write the settings file", e))?;
         let claude = self.bin().join("claude");
         std::fs::write(&claude, FAKE_CLAUDE).map_err(|e| io("write the fake claude", e))?;
         std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755))
@@ -113,7 +117,10 @@ pub async fn run(out: Out, keep: bool) -> Result<Exit, CliError> {
     let sandbox = Sandbox::create()?;
     let result = walk(&sandbox, out).await;
     if keep {
-        say(&out, &format!("\nsandbox kept at {}", sandbox.root.display()));
+        say(
+            &out,
+            &format!("\nsandbox kept at {}", sandbox.root.display()),
+        );
     } else {
         sandbox.remove();
     }
@@ -148,7 +155,10 @@ async fn walk(sandbox: &Sandbox, out: Out) -> Result<Exit, CliError> {
         path_env: sandbox.bin().display().to_string(),
         project_dir: None,
     };
-    say(&out, &format!("devint demo — sandbox {}", sandbox.root.display()));
+    say(
+        &out,
+        &format!("devint demo — sandbox {}", sandbox.root.display()),
+    );
     say(&out, "  HOME, PATH, state, socket and token file all live in the sandbox; nothing outside it is read or written.");
     let original = show_settings(&out, &sandbox.settings(), "before");
 
@@ -162,7 +172,13 @@ async fn walk(sandbox: &Sandbox, out: Out) -> Result<Exit, CliError> {
             })
             .await;
     });
-    say(&out, &format!("\nruntime serving on {} (in this process, the real server)", sandbox.socket().display()));
+    say(
+        &out,
+        &format!(
+            "\nruntime serving on {} (in this process, the real server)",
+            sandbox.socket().display()
+        ),
+    );
 
     let outcome = steps(sandbox, &state, out, &original).await;
 
@@ -190,7 +206,12 @@ where
     }
 }
 
-async fn steps(sandbox: &Sandbox, state: &StateDir, out: Out, original: &[u8]) -> Result<Exit, CliError> {
+async fn steps(
+    sandbox: &Sandbox,
+    state: &StateDir,
+    out: Out,
+    original: &[u8],
+) -> Result<Exit, CliError> {
     let tool = ToolId::parse("claude-code").map_err(|e| CliError::internal(e.to_string()))?;
     say(&out, "\n== 0. enrol a client explicitly: `devint enrol --client demo --tool claude-code --verbs full`");
     let args = EnrolArgs {
@@ -219,23 +240,76 @@ async fn steps(sandbox: &Sandbox, state: &StateDir, out: Out, original: &[u8]) -
 
     let walk = async {
         step(&out, 1, "list", "devint tools", crate::tools::run(&ctx)).await?;
-        step(&out, 2, "plan (a dry run: nothing changes)", "devint plan claude-code --scope user",
-            crate::plan::plan(&ctx, tool.clone(), &options)).await?;
-        step(&out, 3, "apply", "devint apply claude-code --scope user --yes",
-            crate::plan::apply(&ctx, tool.clone(), &options, true)).await?;
+        step(
+            &out,
+            2,
+            "plan (a dry run: nothing changes)",
+            "devint plan claude-code --scope user",
+            crate::plan::plan(&ctx, tool.clone(), &options),
+        )
+        .await?;
+        step(
+            &out,
+            3,
+            "apply",
+            "devint apply claude-code --scope user --yes",
+            crate::plan::apply(&ctx, tool.clone(), &options, true),
+        )
+        .await?;
         let applied = show_settings(&out, &sandbox.settings(), "after apply");
-        step(&out, 4, "status", "devint status claude-code", crate::inspect::status(&ctx, Some(tool.clone()))).await?;
-        step(&out, 5, "verify", "devint verify claude-code", crate::inspect::verify(&ctx, tool.clone())).await?;
-        say(&out, "\n== 6. simulated drift: something changes a value devint manages");
+        step(
+            &out,
+            4,
+            "status",
+            "devint status claude-code",
+            crate::inspect::status(&ctx, Some(tool.clone())),
+        )
+        .await?;
+        step(
+            &out,
+            5,
+            "verify",
+            "devint verify claude-code",
+            crate::inspect::verify(&ctx, tool.clone()),
+        )
+        .await?;
+        say(
+            &out,
+            "\n== 6. simulated drift: something changes a value devint manages",
+        );
         match drift(&sandbox.settings(), original, &applied) {
             Some(key) => say(&out, &format!("   changed `{key}` behind devint's back")),
-            None => say(&out, "   (apply changed no value in the settings file; nothing to drift)"),
+            None => say(
+                &out,
+                "   (apply changed no value in the settings file; nothing to drift)",
+            ),
         }
         show_settings(&out, &sandbox.settings(), "after drift");
-        step(&out, 7, "status shows the drift", "devint status claude-code", crate::inspect::status(&ctx, Some(tool.clone()))).await?;
-        step(&out, 8, "repair", "devint repair claude-code", crate::remove::repair(&ctx, tool.clone())).await?;
+        step(
+            &out,
+            7,
+            "status shows the drift",
+            "devint status claude-code",
+            crate::inspect::status(&ctx, Some(tool.clone())),
+        )
+        .await?;
+        step(
+            &out,
+            8,
+            "repair",
+            "devint repair claude-code",
+            crate::remove::repair(&ctx, tool.clone()),
+        )
+        .await?;
         show_settings(&out, &sandbox.settings(), "after repair");
-        step(&out, 9, "remove", "devint remove claude-code --yes", crate::remove::remove(&ctx, tool.clone(), true)).await?;
+        step(
+            &out,
+            9,
+            "remove",
+            "devint remove claude-code --yes",
+            crate::remove::remove(&ctx, tool.clone(), true),
+        )
+        .await?;
         Ok::<(), CliError>(())
     };
     let walked = walk.await;

@@ -60,7 +60,10 @@ pub fn parse_verbs(s: &str) -> Result<VerbSet, String> {
     for token in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         let verb = Verb::from_token(token).ok_or_else(|| {
             let all: Vec<&str> = Verb::ALL.iter().map(|v| v.token()).collect();
-            format!("unknown verb; use read-only, full, or a list of: {}", all.join(", "))
+            format!(
+                "unknown verb; use read-only, full, or a list of: {}",
+                all.join(", ")
+            )
         })?;
         set = set.with(verb);
     }
@@ -130,7 +133,12 @@ fn scope_words(scope: &Scope) -> (String, String) {
     } else if scope.verbs == VerbSet::read_only() {
         "read-only".to_owned()
     } else {
-        scope.verbs.iter().map(|v| v.token()).collect::<Vec<_>>().join(",")
+        scope
+            .verbs
+            .iter()
+            .map(|v| v.token())
+            .collect::<Vec<_>>()
+            .join(",")
     };
     (tools, verbs)
 }
@@ -147,7 +155,12 @@ fn record_json(r: &EnrolmentRecord, now: u64) -> Value {
 }
 
 /// Run `enrol`.
-pub fn enrol(out: &Out, book: &Path, args: &EnrolArgs, token_file: &Path) -> Result<Exit, CliError> {
+pub fn enrol(
+    out: &Out,
+    book: &Path,
+    args: &EnrolArgs,
+    token_file: &Path,
+) -> Result<Exit, CliError> {
     let client = ClientName::parse(&args.client).map_err(|e| {
         CliError::usage(format!("--client: {e}")).fix("use a short name such as `vscode` or `cli`")
     })?;
@@ -215,7 +228,9 @@ pub enum TokensAction {
     #[command(after_help = "Example:\n  devint tokens list")]
     List,
     /// Issue a new token with the same scope, write it, then revoke the old one.
-    #[command(after_help = "Example:\n  devint tokens rotate tok_0123456789abcdef0123456789abcdef")]
+    #[command(
+        after_help = "Example:\n  devint tokens rotate tok_0123456789abcdef0123456789abcdef"
+    )]
     Rotate {
         /// The token id (from `devint tokens list`).
         #[arg(value_parser = parse_token_id)]
@@ -225,7 +240,9 @@ pub enum TokensAction {
         token_file: Option<PathBuf>,
     },
     /// Revoke a token: the next request with it is denied.
-    #[command(after_help = "Example:\n  devint tokens revoke tok_0123456789abcdef0123456789abcdef")]
+    #[command(
+        after_help = "Example:\n  devint tokens revoke tok_0123456789abcdef0123456789abcdef"
+    )]
     Revoke {
         /// The token id (from `devint tokens list`).
         #[arg(value_parser = parse_token_id)]
@@ -234,7 +251,10 @@ pub enum TokensAction {
 }
 
 fn parse_token_id(s: &str) -> Result<TokenId, String> {
-    TokenId::parse(s).map_err(|_| "a token id looks like tok_ and 32 hex characters; `devint tokens list` shows them".to_owned())
+    TokenId::parse(s).map_err(|_| {
+        "a token id looks like tok_ and 32 hex characters; `devint tokens list` shows them"
+            .to_owned()
+    })
 }
 
 /// Run `tokens list`.
@@ -244,7 +264,8 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
     let records: Vec<Value> = book.list().map(|r| record_json(r, now)).collect();
     out.result("tokens list", None, &json!({ "tokens": records }), |s| {
         if book.is_empty() {
-            return "no client is enrolled; `devint enrol --client NAME --all-tools` enrols one".into();
+            return "no client is enrolled; `devint enrol --client NAME --all-tools` enrols one"
+                .into();
         }
         let mut t = Table::new(&["TOKEN ID", "CLIENT", "TOOLS", "VERBS", "ISSUED", "EXPIRES"]);
         for r in book.list() {
@@ -278,20 +299,26 @@ pub fn rotate(out: &Out, book: &Path, id: &TokenId, token_file: &Path) -> Result
                 .get(id)
                 .cloned()
                 .ok_or_else(|| devint::auth::EnrolmentError::UnknownTokenId(id.clone()))?;
-            let lifetime = Duration::from_secs(old.expires_at().saturating_sub(old.issued_at()).max(1));
-            let (new_id, secret) =
-                b.issue(old.client_name().clone(), old.scope().clone(), lifetime, issued_at)?;
+            let lifetime =
+                Duration::from_secs(old.expires_at().saturating_sub(old.issued_at()).max(1));
+            let (new_id, secret) = b.issue(
+                old.client_name().clone(),
+                old.scope().clone(),
+                lifetime,
+                issued_at,
+            )?;
             Ok((new_id, secret, old))
         })
         .map_err(book_error)?;
     if let Err(e) = write_token_file(token_file, &secret) {
         let _ = file.update(|b| b.revoke(&new_id).map(|_| ()));
-        return Err(CliError::internal(format!(
-            "{e}; the old token {id} is still valid"
-        ))
-        .fix("choose a writable --token-file and rotate again"));
+        return Err(
+            CliError::internal(format!("{e}; the old token {id} is still valid"))
+                .fix("choose a writable --token-file and rotate again"),
+        );
     }
-    file.update(|b| b.revoke(id).map(|_| ())).map_err(book_error)?;
+    file.update(|b| b.revoke(id).map(|_| ()))
+        .map_err(book_error)?;
     out.result(
         "tokens rotate",
         None,

@@ -136,7 +136,9 @@ impl From<ClientIoError> for CliError {
                 Exit::NotRunning,
                 format!("no devint runtime is running at {}", path.display()),
             )
-            .fix(format!("start one with `{START_COMMAND}` (it prints the socket path)")),
+            .fix(format!(
+                "start one with `{START_COMMAND}` (it prints the socket path)"
+            )),
             ClientIoError::Session(ClientError::Denied {
                 code,
                 message,
@@ -144,7 +146,10 @@ impl From<ClientIoError> for CliError {
                 ..
             }) => CliError::new(
                 exit_for_denial(code),
-                format!("the runtime denied the request ({}): {message}", deny_token(code)),
+                format!(
+                    "the runtime denied the request ({}): {message}",
+                    deny_token(code)
+                ),
             )
             .fix(remediation),
             ClientIoError::Session(ClientError::Incompatible {

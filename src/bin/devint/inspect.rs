@@ -59,7 +59,11 @@ pub async fn status(ctx: &Ctx, tool: Option<ToolId>) -> Result<Exit, CliError> {
     let err = |e| CliError::from(e).with_runtime(&rs.info);
     match tool {
         Some(tool) => {
-            let view = rs.client.status(tool.clone()).await.map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
+            let view = rs
+                .client
+                .status(tool.clone())
+                .await
+                .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
             let summary = tools.iter().find(|t| t.tool_id == tool);
             ctx.out.result("status", Some(&rs.info), &view, |s| {
                 render::status(s, &view, summary)

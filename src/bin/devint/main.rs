@@ -111,7 +111,9 @@ fn socket_path(flag: Option<&Path>) -> Result<PathBuf, CliError> {
             "--socket {} is not an absolute path",
             p.display()
         ))),
-        None => devint::transport::socket_path_from_env().map_err(|e| CliError::usage(e.to_string())),
+        None => {
+            devint::transport::socket_path_from_env().map_err(|e| CliError::usage(e.to_string()))
+        }
     }
 }
 

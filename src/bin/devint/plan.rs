@@ -135,7 +135,11 @@ pub async fn apply(
     let mut rs = open(ctx, "apply", true).await?;
     let info = rs.info.clone();
     let with = |e| CliError::from(e).with_runtime(&info);
-    let plan = rs.client.plan(tool.clone(), options.args()).await.map_err(with)?;
+    let plan = rs
+        .client
+        .plan(tool.clone(), options.args())
+        .await
+        .map_err(with)?;
     if !ctx.out.json() {
         println!("{}", render::plan(&ctx.out.style(), &plan));
     }

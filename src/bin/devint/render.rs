@@ -9,16 +9,23 @@
 use std::fmt::Write as _;
 
 use devint::verbs::{
-    ApplyMutation, ApplyView, CapabilityName, Compatibility, EvidenceKind, EvidenceView, Level, PlanView,
-    Privilege, RemovalView, RepairView, ScopedEventList, StatusState, StatusView, StepView,
-    Support, ToolSummary, VerificationOutcome, VerificationView,
+    ApplyMutation, ApplyView, CapabilityName, Compatibility, EvidenceKind, EvidenceView, Level,
+    PlanView, Privilege, RemovalView, RepairView, ScopedEventList, StatusState, StatusView,
+    StepView, Support, ToolSummary, VerificationOutcome, VerificationView,
 };
 
 use crate::output::{utc, Style, Table};
 
 /// The `tools` table.
 pub fn tools(s: &Style, tools: &[ToolSummary]) -> String {
-    let mut t = Table::new(&["TOOL", "NAME", "DETECTED", "VERSION", "COMPATIBILITY", "CEILING"]);
+    let mut t = Table::new(&[
+        "TOOL",
+        "NAME",
+        "DETECTED",
+        "VERSION",
+        "COMPATIBILITY",
+        "CEILING",
+    ]);
     for tool in tools {
         t.row(vec![
             tool.tool_id.to_string(),
@@ -54,7 +61,11 @@ fn compatibility(s: &Style, c: Compatibility) -> String {
 
 /// Why `level` is out of this host's reach, judged from the tool's capabilities; `None`
 /// when nothing on this host rules it out.
-fn unreachable_because(level: Level, tool: Option<&ToolSummary>, status: &StatusView) -> Option<String> {
+fn unreachable_because(
+    level: Level,
+    tool: Option<&ToolSummary>,
+    status: &StatusView,
+) -> Option<String> {
     if status.compatibility == Compatibility::Incompatible && level > Level::DetectedNotIntegrated {
         return Some("the installed version is incompatible with the adapter".into());
     }
@@ -166,8 +177,14 @@ pub fn status(s: &Style, st: &StatusView, tool: Option<&ToolSummary>) -> String 
             out,
             "\n  policy: {}{}{}",
             p.state,
-            p.source.as_ref().map(|x| format!(" from {x}")).unwrap_or_default(),
-            p.detail.as_ref().map(|x| format!(" ({x})")).unwrap_or_default()
+            p.source
+                .as_ref()
+                .map(|x| format!(" from {x}"))
+                .unwrap_or_default(),
+            p.detail
+                .as_ref()
+                .map(|x| format!(" ({x})"))
+                .unwrap_or_default()
         );
     }
     out
@@ -204,7 +221,10 @@ pub fn evidence(s: &Style, items: &[EvidenceView]) -> String {
                 e.mechanism.to_string(),
                 painted,
                 format!("verified at {}", utc(e.observed_at_unix_secs)),
-                e.detail.as_ref().map(ToString::to_string).unwrap_or_default(),
+                e.detail
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
             ]);
         }
         out.push_str(&t.render("    "));
@@ -213,7 +233,14 @@ pub fn evidence(s: &Style, items: &[EvidenceView]) -> String {
 }
 
 fn steps(s: &Style, steps: &[StepView]) -> String {
-    let mut t = Table::new(&["STEP", "ACTION", "PRIVILEGE", "SCOPE", "REVERSIBLE", "SUMMARY"]);
+    let mut t = Table::new(&[
+        "STEP",
+        "ACTION",
+        "PRIVILEGE",
+        "SCOPE",
+        "REVERSIBLE",
+        "SUMMARY",
+    ]);
     for step in steps {
         t.row(vec![
             step.id.to_string(),
@@ -223,7 +250,11 @@ fn steps(s: &Style, steps: &[StepView]) -> String {
                 Privilege::User => step.privilege.to_string(),
             },
             step.settings_scope.to_string(),
-            if step.reversible { "yes".into() } else { s.warn("no") },
+            if step.reversible {
+                "yes".into()
+            } else {
+                s.warn("no")
+            },
             step.summary.to_string(),
         ]);
     }
@@ -257,7 +288,11 @@ pub fn plan(s: &Style, p: &PlanView) -> String {
         p.adapter_ceiling
     );
     if let Some(pp) = &p.policy_profile {
-        let _ = writeln!(out, "  policy profile: {} ({}, {})", pp.display_name, pp.id, pp.digest);
+        let _ = writeln!(
+            out,
+            "  policy profile: {} ({}, {})",
+            pp.display_name, pp.id, pp.digest
+        );
     }
     if p.steps.is_empty() {
         let _ = writeln!(out, "  no steps: nothing to change");
@@ -294,7 +329,10 @@ pub fn apply(s: &Style, a: &ApplyView) -> String {
             out,
             "  outcome: {}{}",
             mutation_token(o.mutation),
-            o.detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+            o.detail
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
         );
     }
     let mut t = Table::new(&["STEP", "OUTCOME", "FINGERPRINT"]);
@@ -366,7 +404,13 @@ pub fn repair(s: &Style, r: &RepairView, tool: Option<&ToolSummary>) -> String {
         }
     }
     for u in &r.unrepairable {
-        let _ = writeln!(out, "  {} {}: {}", s.bad("cannot repair"), u.capability, u.reason);
+        let _ = writeln!(
+            out,
+            "  {} {}: {}",
+            s.bad("cannot repair"),
+            u.capability,
+            u.reason
+        );
     }
     out.push('\n');
     out.push_str(&status(s, &r.status, tool));
@@ -379,8 +423,16 @@ pub fn removal(s: &Style, r: &RemovalView, executed: bool) -> String {
     let _ = writeln!(
         out,
         "{} {} for {} (plan {})",
-        s.bold(if executed { "removed" } else { "removal preview" }),
-        if executed { "integration" } else { "— what will be restored" },
+        s.bold(if executed {
+            "removed"
+        } else {
+            "removal preview"
+        }),
+        if executed {
+            "integration"
+        } else {
+            "— what will be restored"
+        },
         r.tool_id,
         r.plan_id
     );
@@ -395,7 +447,11 @@ pub fn removal(s: &Style, r: &RemovalView, executed: bool) -> String {
         let _ = writeln!(
             out,
             "  {}",
-            s.warn(if executed { "remains (not ours to restore, or withheld):" } else { "will remain (not ours to restore, or withheld):" })
+            s.warn(if executed {
+                "remains (not ours to restore, or withheld):"
+            } else {
+                "will remain (not ours to restore, or withheld):"
+            })
         );
         for m in &r.residual {
             let _ = writeln!(out, "    {}", m.as_str());

@@ -41,9 +41,8 @@ pub struct Runtime {
 /// Build a runtime on `socket` over the state in `state` and the host in `site`.
 pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Runtime, CliError> {
     state.create()?;
-    let book = SharedBook::open(BookFile::new(state.book())).map_err(|e| {
-        CliError::internal(format!("cannot load the enrolment book: {e}"))
-    })?;
+    let book = SharedBook::open(BookFile::new(state.book()))
+        .map_err(|e| CliError::internal(format!("cannot load the enrolment book: {e}")))?;
     let nobody_enrolled = book.live().list().is_empty();
     let log = JsonLinesAuditLog::open(state.audit_log())
         .map_err(|e| CliError::internal(format!("cannot open the audit log: {e}")))?;
@@ -54,8 +53,8 @@ pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Ru
     let backend: Arc<dyn Lifecycle> = open_backend(site)
         .map_err(|e| CliError::internal(format!("cannot open the lifecycle backend: {e}")))?;
     // spec §1: the transport refuses wrong modes/owners and a live runtime at the path.
-    let bound = bind_secure(socket)
-        .map_err(|e| CliError::internal(format!("cannot serve: {e}")))?;
+    let bound =
+        bind_secure(socket).map_err(|e| CliError::internal(format!("cannot serve: {e}")))?;
     let server = Server::builder(Arc::new(book), backend, audit).build();
     Ok(Runtime {
         server,
@@ -95,7 +94,9 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
-        .ok_or_else(|| CliError::usage("HOME is not set; the runtime needs the home whose tools it integrates"))?;
+        .ok_or_else(|| {
+            CliError::usage("HOME is not set; the runtime needs the home whose tools it integrates")
+        })?;
     let site = BackendSite {
         state_dir: state.backend(),
         home,

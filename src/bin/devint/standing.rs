@@ -110,7 +110,10 @@ mod tests {
     #[test]
     fn privileged_is_refused_with_11_on_an_unverifiable_runtime() {
         let s = Standing::Unverifiable(UnverifiableBecause::NoProvenance);
-        assert_eq!(decide(&s, true, false), Decision::Refuse(Exit::Unverifiable));
+        assert_eq!(
+            decide(&s, true, false),
+            Decision::Refuse(Exit::Unverifiable)
+        );
     }
 
     #[test]
@@ -124,7 +127,10 @@ mod tests {
         let s = Standing::Refuted(RefutedBecause::ExecutableGone);
         for privileged in [false, true] {
             for allow in [false, true] {
-                assert_eq!(decide(&s, privileged, allow), Decision::Refuse(Exit::Refuted));
+                assert_eq!(
+                    decide(&s, privileged, allow),
+                    Decision::Refuse(Exit::Refuted)
+                );
             }
         }
     }
@@ -140,7 +146,10 @@ mod tests {
         let p = provenance("unknown", BuildIdSource::Absent, true);
         let s = Standing::assess(Some(&p), &BuildIdentity::compiled(), 1);
         assert_eq!(s.token(), "unverifiable");
-        assert_eq!(decide(&s, true, false), Decision::Refuse(Exit::Unverifiable));
+        assert_eq!(
+            decide(&s, true, false),
+            Decision::Refuse(Exit::Unverifiable)
+        );
     }
 
     #[test]

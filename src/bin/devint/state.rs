@@ -28,10 +28,10 @@ impl StateDir {
         }
         match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
             Some(home) => StateDir::at(&Path::new(&home).join(".aa")),
-            None => Err(CliError::usage(
-                "cannot locate the state directory: HOME is not set",
-            )
-            .fix("set HOME, or pass --state-dir DIR")),
+            None => Err(
+                CliError::usage("cannot locate the state directory: HOME is not set")
+                    .fix("set HOME, or pass --state-dir DIR"),
+            ),
         }
     }
 

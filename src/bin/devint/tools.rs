@@ -14,7 +14,8 @@ pub async fn run(ctx: &Ctx) -> Result<Exit, CliError> {
         .list_tools()
         .await
         .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
-    ctx.out
-        .result("tools", Some(&rs.info), &list, |s| render::tools(s, &list.tools));
+    ctx.out.result("tools", Some(&rs.info), &list, |s| {
+        render::tools(s, &list.tools)
+    });
     Ok(Exit::Ok)
 }
