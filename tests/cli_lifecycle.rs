@@ -227,3 +227,89 @@ fn completions_are_generated_for_bash_zsh_and_fish() {
             .stdout(predicate::str::contains(marker));
     }
 }
+
+/// A settings file a Claude Code user might have.
+const SETTINGS: &str =
+    "{\n  \"model\": \"claude-sonnet-4-5\",\n  \"env\": { \"DISABLE_TELEMETRY\": \"1\" }\n}\n";
+
+/// Whether the runtime can plan. Until the reference lifecycle runtime is linked into
+/// `devint serve`, it refuses plan with a message saying so; the lifecycle tests below then
+/// check that refusal and stop, and they run in full once the backend lands.
+fn backend_present(s: &Sandbox) -> bool {
+    let (code, doc) = s.json(&["plan", "claude-code", "--scope", "user"]);
+    if code == 0 {
+        assert!(doc["result"]["plan_id"].as_str().is_some());
+        return true;
+    }
+    assert_eq!(code, 1, "{doc}");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no lifecycle backend"),
+        "{doc}"
+    );
+    false
+}
+
+#[test]
+fn apply_without_consent_aborts_with_exit_9_and_changes_nothing() {
+    let mut s = Sandbox::new();
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    s.serve();
+    s.enrol("full");
+    if !backend_present(&s) {
+        return;
+    }
+    s.devint()
+        .args(["apply", "claude-code", "--scope", "user"])
+        .write_stdin("n\n")
+        .assert()
+        .code(9);
+    s.devint()
+        .args(["remove", "claude-code"])
+        .write_stdin("")
+        .assert()
+        .code(9);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
+}
+
+#[test]
+fn apply_then_remove_restores_the_settings_file_byte_for_byte() {
+    let mut s = Sandbox::new();
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    s.serve();
+    s.enrol("full");
+    if !backend_present(&s) {
+        return;
+    }
+    let (code, doc) = s.json(&["apply", "claude-code", "--scope", "user", "--yes"]);
+    assert_eq!(code, 0, "{doc}");
+    assert!(doc["result"]["apply"]["receipt_id"].as_str().is_some());
+    assert_ne!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
+    let (code, doc) = s.json(&["status", "claude-code"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_ne!(doc["result"]["phase"], "detected_not_integrated");
+    let (code, doc) = s.json(&["remove", "claude-code", "--yes"]);
+    assert_eq!(code, 0, "{doc}");
+    assert!(doc["result"]["preview"]["plan_id"].as_str().is_some());
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
+}
+
+#[test]
+fn serve_refuses_a_socket_directory_others_can_enter() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Sandbox::new();
+    std::fs::create_dir_all(s.run_dir()).unwrap();
+    std::fs::set_permissions(s.run_dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    s.devint()
+        .arg("serve")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(s.run_dir().display().to_string()));
+    // Refused, not repaired.
+    let mode = std::fs::metadata(s.run_dir()).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o755);
+}

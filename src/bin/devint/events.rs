@@ -11,6 +11,8 @@ use devint::verbs::{ApprovalId, ToolId, UserInput};
 use crate::connect::{open, Ctx};
 use crate::exit::{CliError, Exit};
 use crate::render;
+use devint::provenance::is_privileged;
+use devint::verbs::Verb;
 
 /// clap parser for `--since`: unix seconds, or an age such as `90m`, `24h`, `7d`.
 pub fn parse_since(s: &str) -> Result<u64, String> {
@@ -37,7 +39,7 @@ pub fn parse_input(s: &str) -> Result<UserInput, String> {
 
 /// Run `events`.
 pub async fn events(ctx: &Ctx, tool: ToolId, limit: u32, since: u64) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "events", false).await?;
+    let mut rs = open(ctx, "events", is_privileged(Verb::ScopedEvents)).await?;
     let list = rs
         .client
         .scoped_events(tool.clone(), limit, since)
@@ -56,7 +58,7 @@ pub async fn approve(
     id: ApprovalId,
     input: UserInput,
 ) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "approve", false).await?;
+    let mut rs = open(ctx, "approve", is_privileged(Verb::ApprovalRelay)).await?;
     let ack = rs
         .client
         .approval_relay(tool, id, input)

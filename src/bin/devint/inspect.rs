@@ -16,6 +16,8 @@ use serde_json::json;
 use crate::connect::{open, Ctx, RuntimeSession};
 use crate::exit::{CliError, Exit};
 use crate::render;
+use devint::provenance::is_privileged;
+use devint::verbs::Verb;
 
 /// The exit code a status reports (spec §9): drifted 5, incompatible 4, else 0.
 pub fn status_exit(views: &[StatusView]) -> Exit {
@@ -54,7 +56,7 @@ async fn summaries(rs: &mut RuntimeSession) -> Vec<ToolSummary> {
 
 /// Run `status` for one tool, or for every detected tool.
 pub async fn status(ctx: &Ctx, tool: Option<ToolId>) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "status", false).await?;
+    let mut rs = open(ctx, "status", is_privileged(Verb::Status)).await?;
     let tools = summaries(&mut rs).await;
     let err = |e| CliError::from(e).with_runtime(&rs.info);
     match tool {
@@ -93,7 +95,7 @@ pub async fn status(ctx: &Ctx, tool: Option<ToolId>) -> Result<Exit, CliError> {
 
 /// Run `verify`, with a progress indicator on a terminal while the runtime works.
 pub async fn verify(ctx: &Ctx, tool: ToolId) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "verify", true).await?;
+    let mut rs = open(ctx, "verify", is_privileged(Verb::Verify)).await?;
     let show_progress = !ctx.out.json() && std::io::stderr().is_terminal();
     let call = rs.client.verify(tool.clone());
     let view = if show_progress {

@@ -15,6 +15,8 @@ use crate::connect::{open, Ctx};
 use crate::consent;
 use crate::exit::{CliError, Exit};
 use crate::render;
+use devint::provenance::is_privileged;
+use devint::verbs::Verb;
 
 /// The arguments shared by `plan` and `apply`.
 #[derive(Debug, Clone, clap::Args)]
@@ -81,7 +83,7 @@ pub fn parse_tool(s: &str) -> Result<ToolId, String> {
 
 /// Run `plan`: a dry run that changes nothing.
 pub async fn plan(ctx: &Ctx, tool: ToolId, options: &PlanOptions) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "plan", false).await?;
+    let mut rs = open(ctx, "plan", is_privileged(Verb::Plan)).await?;
     let view = rs
         .client
         .plan(tool, options.args())
@@ -132,7 +134,7 @@ pub async fn apply(
     options: &PlanOptions,
     yes: bool,
 ) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "apply", true).await?;
+    let mut rs = open(ctx, "apply", is_privileged(Verb::Apply)).await?;
     let info = rs.info.clone();
     let with = |e| CliError::from(e).with_runtime(&info);
     let plan = rs
