@@ -159,7 +159,8 @@ fn two_runtimes_in_one_directory_refute_the_standing_with_exit_10() {
     let mut s = Sandbox::new();
     s.serve();
     let second = s.run_dir().join("devint-second.sock");
-    s.serve_on(&second);
+    let other_state = s.root().join("state-2");
+    s.serve_with(&second, &other_state);
     s.enrol("full");
     // Read-only and privileged alike, and the override does not help.
     for args in [

@@ -160,3 +160,16 @@ fn sigterm_shuts_the_runtime_down_and_removes_its_socket() {
     assert!(!s.socket().exists());
     assert!(s.serve_output(n).contains("stopped"));
 }
+
+#[test]
+fn a_second_runtime_on_the_same_state_directory_is_refused() {
+    let mut s = Sandbox::new();
+    s.serve();
+    let other = s.run_dir().join("devint-other.sock");
+    s.devint()
+        .env("AA_DEVINT_SOCKET", &other)
+        .arg("serve")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is using the state directory"));
+}

@@ -84,8 +84,15 @@ impl Sandbox {
         c
     }
 
-    /// Start `devint serve` on `socket`, waiting until it says it is serving.
+    /// Start `devint serve` on `socket` with the sandbox's state directory, waiting until
+    /// it says it is serving.
     pub fn serve_on(&mut self, socket: &Path) -> usize {
+        let state = self.state();
+        self.serve_with(socket, &state)
+    }
+
+    /// Start `devint serve` on `socket` over the state directory `state`.
+    pub fn serve_with(&mut self, socket: &Path, state: &Path) -> usize {
         let log = self
             .root()
             .join(format!("serve-{}.out", self.servers.len()));
@@ -95,6 +102,7 @@ impl Sandbox {
             c.env(k, v);
         }
         c.env("AA_DEVINT_SOCKET", socket)
+            .env("AA_DEVINT_STATE_DIR", state)
             .arg("serve")
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&log).unwrap())

@@ -18,7 +18,7 @@ use devint::transport::{bind_secure, BoundSocket};
 
 use crate::backend::{open_backend, BackendSite};
 use crate::exit::{CliError, Exit};
-use crate::state::StateDir;
+use crate::state::{StateDir, StateLock};
 
 /// `devint serve`'s own arguments (`--socket` and `--state-dir` are global).
 #[derive(Debug, Clone, clap::Args)]
@@ -28,7 +28,7 @@ pub struct ServeArgs {
     pub project_dir: Option<PathBuf>,
 }
 
-/// A runtime ready to serve: bound socket and server.
+/// A runtime ready to serve: bound socket, server, and the state directory's lock.
 pub struct Runtime {
     /// The server.
     pub server: Server,
@@ -36,11 +36,20 @@ pub struct Runtime {
     pub socket: BoundSocket,
     /// Whether no client is enrolled yet.
     pub nobody_enrolled: bool,
+    /// The state directory's lock, held while this value lives.
+    _lock: StateLock,
 }
 
 /// Build a runtime on `socket` over the state in `state` and the host in `site`.
+///
+/// The socket is bound first, so "another runtime is serving at PATH" is the message a
+/// second `serve` on the same path sees; then the state directory is locked, so two
+/// runtimes never share one audit chain, book writer or journal.
 pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Runtime, CliError> {
-    state.create()?;
+    // spec §1: the transport refuses wrong modes/owners and a live runtime at the path.
+    let bound =
+        bind_secure(socket).map_err(|e| CliError::internal(format!("cannot serve: {e}")))?;
+    let lock = StateLock::acquire(state)?;
     let book = SharedBook::open(BookFile::new(state.book()))
         .map_err(|e| CliError::internal(format!("cannot load the enrolment book: {e}")))?;
     let nobody_enrolled = book.live().list().is_empty();
@@ -52,14 +61,12 @@ pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Ru
     ]));
     let backend: Arc<dyn Lifecycle> = open_backend(site)
         .map_err(|e| CliError::internal(format!("cannot open the lifecycle backend: {e}")))?;
-    // spec §1: the transport refuses wrong modes/owners and a live runtime at the path.
-    let bound =
-        bind_secure(socket).map_err(|e| CliError::internal(format!("cannot serve: {e}")))?;
     let server = Server::builder(Arc::new(book), backend, audit).build();
     Ok(Runtime {
         server,
         socket: bound,
         nobody_enrolled,
+        _lock: lock,
     })
 }
 

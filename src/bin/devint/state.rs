@@ -1,7 +1,8 @@
 //! Where a runtime keeps its state: one directory (default `~/.aa`) holding the enrolment
 //! book, the audit log and the backend's receipts, journal and profiles under `devint/`.
 //!
-//! This module owns the layout only. It must never fall back to a shared directory such as
+//! This module owns the layout and the runtime's exclusive lock on it ([`StateLock`]: two
+//! runtimes appending to one audit chain or journal would corrupt both). It must never fall back to a shared directory such as
 //! `/tmp` when `HOME` is missing.
 
 use std::path::{Path, PathBuf};
@@ -86,5 +87,38 @@ impl StateDir {
                 CliError::internal(format!("cannot create {}: {e}", dir.display()))
                     .fix("check the permissions of the state directory, or pass --state-dir")
             })
+    }
+}
+
+/// An exclusive `flock` on `<state>/devint/runtime.lock`, held while a runtime serves.
+#[derive(Debug)]
+pub struct StateLock {
+    _file: std::fs::File,
+}
+
+impl StateLock {
+    /// Take the lock without waiting; another runtime holding it is a refusal.
+    pub fn acquire(state: &StateDir) -> Result<StateLock, CliError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        state.create()?;
+        let path = state.devint().join("runtime.lock");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| CliError::internal(format!("cannot open {}: {e}", path.display())))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+            |_| {
+                CliError::internal(format!(
+                    "another devint runtime is using the state directory {}",
+                    state.root().display()
+                ))
+                .fix("stop that runtime, or give this one its own --state-dir")
+            },
+        )?;
+        Ok(StateLock { _file: file })
     }
 }
