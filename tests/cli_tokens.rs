@@ -173,3 +173,16 @@ fn a_second_runtime_on_the_same_state_directory_is_refused() {
         .code(1)
         .stderr(predicate::str::contains("is using the state directory"));
 }
+
+#[test]
+fn a_token_file_others_can_read_is_refused_with_exit_8() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    std::fs::set_permissions(s.token_file(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    s.devint()
+        .arg("tools")
+        .assert()
+        .code(8)
+        .stderr(predicate::str::contains("chmod 600"));
+}

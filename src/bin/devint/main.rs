@@ -175,7 +175,8 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
         Command::Approve { tool, id, input } => {
             events::approve(&ctx()?, tool.clone(), id.clone(), *input).await
         }
-        Command::Demo { keep } => demo::run(out, *keep).await,
+        // The demo is a narrated walk-through: always human text.
+        Command::Demo { keep } => demo::run(Out::detect(output::OutputMode::Human), *keep).await,
         Command::Completions { shell } => {
             completions::print(*shell);
             Ok(Exit::Ok)

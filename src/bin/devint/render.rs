@@ -489,3 +489,87 @@ pub fn events(s: &Style, tool: &str, list: &ScopedEventList) -> String {
     }
     t.render("")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use devint::verbs::{
+        AdapterCeiling, CapabilityView, NextLevelView, Phase, Sentence, ToolId, VersionLabel,
+    };
+
+    fn summary(host: Support) -> ToolSummary {
+        ToolSummary {
+            tool_id: ToolId::parse("claude-code").unwrap(),
+            display_name: Sentence::from_static("Claude Code"),
+            detected: true,
+            detected_version: Some(VersionLabel::parse("2.0.14").unwrap()),
+            compatibility: Compatibility::Compatible,
+            capabilities: CapabilityName::ALL
+                .iter()
+                .map(|c| CapabilityView {
+                    capability: *c,
+                    support: if *c == CapabilityName::HostEnforcement {
+                        host
+                    } else {
+                        Support::Supported
+                    },
+                    reason: None,
+                })
+                .collect(),
+            adapter_ceiling: AdapterCeiling::L3Native,
+        }
+    }
+
+    fn view() -> StatusView {
+        StatusView {
+            tool_id: ToolId::parse("claude-code").unwrap(),
+            phase: Phase::Installed,
+            state: StatusState::Drifted,
+            achieved_level: Level::Integrated,
+            planned_level: Some(Level::GatewayProtected),
+            adapter_ceiling: AdapterCeiling::L3Native,
+            compatibility: Compatibility::Compatible,
+            evidence: Vec::new(),
+            next_level: Some(NextLevelView {
+                level: Level::GatewayProtected,
+                blocked_because: Some(Sentence::from_static("no gateway probe is configured")),
+            }),
+            observed_at_unix_secs: 0,
+            drift_mismatched: Vec::new(),
+            state_reason: None,
+            state_remediation: None,
+            policy: None,
+        }
+    }
+
+    #[test]
+    fn the_ladder_shows_every_rung_and_why_one_is_out_of_reach() {
+        let text = status(
+            &Style { colour: false },
+            &view(),
+            Some(&summary(Support::Unsupported)),
+        );
+        for level in Level::ALL {
+            assert!(text.contains(level.token()), "{level}: {text}");
+        }
+        assert!(text.contains("last held (drifted overrides)"), "{text}");
+        assert!(
+            text.contains("next, blocked: no gateway probe is configured"),
+            "{text}"
+        );
+        assert!(
+            text.contains("not reachable on this host: host_enforcement is unsupported"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_supported_rung_is_not_called_unreachable() {
+        let text = status(
+            &Style { colour: false },
+            &view(),
+            Some(&summary(Support::Supported)),
+        );
+        assert!(!text.contains("not reachable"), "{text}");
+    }
+}

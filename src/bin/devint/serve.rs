@@ -79,21 +79,24 @@ pub fn enrol_command(socket: &Path, state: &StateDir) -> String {
     )
 }
 
-/// Resolves when SIGINT or SIGTERM arrives.
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = ctrl_c => {}
-                _ = term.recv() => {}
-            }
+/// Install the SIGINT and SIGTERM handlers now (before anything says "serving", so a signal
+/// sent right after can never hit the default action) and return the future that resolves
+/// when either arrives.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, CliError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let install = |kind| {
+        signal(kind)
+            .map_err(|e| CliError::internal(format!("cannot install a signal handler: {e}")))
+    };
+    let mut interrupt = install(SignalKind::interrupt())?;
+    let mut terminate = install(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-        Err(_) => {
-            let _ = ctrl_c.await;
-        }
-    }
-    tracing::info!("shutdown requested");
+        tracing::info!("shutdown requested");
+    })
 }
 
 /// Run `serve` until a signal.
@@ -110,6 +113,7 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
         path_env: std::env::var("PATH").unwrap_or_default(),
         project_dir: args.project_dir.clone(),
     };
+    let shutdown = shutdown_signal()?;
     let runtime = prepare(socket, state, &site)?;
     println!("devint runtime serving on {}", socket.display());
     println!("  state directory: {}", state.devint().display());
@@ -126,7 +130,7 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
     let _ = std::io::stdout().flush();
     runtime
         .server
-        .serve(runtime.socket, shutdown_signal())
+        .serve(runtime.socket, shutdown)
         .await
         .map_err(|e| CliError::internal(e.to_string()))?;
     println!("devint runtime stopped");
