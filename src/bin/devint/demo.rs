@@ -39,6 +39,10 @@ pub const SAMPLE_SETTINGS: &str = r#"{
 }
 "#;
 
+/// The gateway the demo's policy profile routes model traffic to. Nothing listens there:
+/// the demo never sends model traffic, it only shows the settings devint writes.
+const DEMO_GATEWAY: &str = "http://127.0.0.1:4000";
+
 /// The fake `claude`: prints a version, as `claude --version` does.
 const FAKE_CLAUDE: &str = "#!/bin/sh\necho \"2.0.14 (Claude Code)\"\n";
 
@@ -154,6 +158,7 @@ async fn walk(sandbox: &Sandbox, out: Out) -> Result<Exit, CliError> {
         home: sandbox.home(),
         path_env: sandbox.bin().display().to_string(),
         project_dir: None,
+        gateway_base_url: Some(DEMO_GATEWAY.to_owned()),
     };
     say(
         &out,

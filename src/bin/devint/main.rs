@@ -14,6 +14,7 @@ mod completions;
 mod connect;
 mod consent;
 mod demo;
+mod discovery_only;
 mod enrol;
 mod events;
 mod exit;

@@ -26,6 +26,9 @@ pub struct ServeArgs {
     /// The project directory `--scope project` plans act on (never inferred).
     #[arg(long)]
     pub project_dir: Option<PathBuf>,
+    /// The gateway base URL the built-in policy profiles route model traffic to.
+    #[arg(long, value_name = "URL", env = "AA_DEVINT_GATEWAY_URL")]
+    pub gateway_url: Option<String>,
 }
 
 /// A runtime ready to serve: bound socket, server, and the state directory's lock.
@@ -112,6 +115,7 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
         home,
         path_env: std::env::var("PATH").unwrap_or_default(),
         project_dir: args.project_dir.clone(),
+        gateway_base_url: args.gateway_url.clone(),
     };
     let shutdown = shutdown_signal()?;
     let runtime = prepare(socket, state, &site)?;
