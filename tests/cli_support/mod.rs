@@ -70,6 +70,11 @@ impl Sandbox {
             ("AA_DEVINT_TOKEN_FILE", self.token_file()),
             ("AA_DEVINT_STATE_DIR", self.state()),
             ("NO_COLOR", PathBuf::from("1")),
+            // Gives the built-in profiles something to write (nothing listens there).
+            (
+                "AA_DEVINT_GATEWAY_URL",
+                PathBuf::from("http://127.0.0.1:4000"),
+            ),
         ]
     }
 

@@ -347,19 +347,33 @@ async fn steps(
     }
 }
 
-/// Change one value the apply added or changed in the settings file; returns its path.
+/// Change one value the apply added or changed in the settings file, editing only that
+/// value's text (as a person would), and return its path.
 fn drift(settings: &Path, original: &[u8], applied: &[u8]) -> Option<String> {
     let before: Value = serde_json::from_slice(original).ok()?;
-    let mut after: Value = serde_json::from_slice(applied).ok()?;
+    let after: Value = serde_json::from_slice(applied).ok()?;
     let path = first_difference(&before, &after, String::new())?;
-    let target = path
+    let value = path
         .split('.')
         .filter(|s| !s.is_empty())
-        .try_fold(&mut after, |v, k| v.get_mut(k))?;
-    *target = Value::String("drifted-by-demo".into());
-    let text = serde_json::to_string_pretty(&after).ok()?;
-    std::fs::write(settings, text).ok()?;
+        .try_fold(&after, |v, k| v.get(k))?;
+    let key = path.rsplit('.').next()?;
+    let text = std::str::from_utf8(applied).ok()?;
+    let edited = replace_value_text(text, key, &serde_json::to_string(value).ok()?)?;
+    std::fs::write(settings, edited).ok()?;
     Some(path.trim_start_matches('.').to_owned())
+}
+
+/// Replace the first `value_json` after `"key"` in `text` with `"drifted-by-demo"`,
+/// leaving every other byte alone.
+fn replace_value_text(text: &str, key: &str, value_json: &str) -> Option<String> {
+    let key_at = text.find(&format!("\"{key}\""))?;
+    let value_at = key_at + text[key_at..].find(value_json)?;
+    Some(format!(
+        "{}\"drifted-by-demo\"{}",
+        &text[..value_at],
+        &text[value_at + value_json.len()..]
+    ))
 }
 
 fn first_difference(before: &Value, after: &Value, path: String) -> Option<String> {
@@ -396,6 +410,16 @@ mod tests {
             Some(".env.ANTHROPIC_BASE_URL")
         );
         assert_eq!(first_difference(&before, &before, String::new()), None);
+    }
+
+    #[test]
+    fn drift_edits_only_the_value_text() {
+        let applied = "{\n  \"env\": {\n    \"A\": \"1\",\n    \"URL\": \"http://gw\"\n  }\n}\n";
+        let edited = replace_value_text(applied, "URL", "\"http://gw\"").unwrap();
+        assert_eq!(
+            edited,
+            "{\n  \"env\": {\n    \"A\": \"1\",\n    \"URL\": \"drifted-by-demo\"\n  }\n}\n"
+        );
     }
 
     #[test]
