@@ -293,6 +293,12 @@ fn apply_then_remove_restores_the_settings_file_byte_for_byte() {
     let (code, doc) = s.json(&["status", "claude-code"]);
     assert_eq!(code, 0, "{doc}");
     assert_ne!(doc["result"]["phase"], "detected_not_integrated");
+    let (code, doc) = s.json(&["verify", "claude-code"]);
+    assert_eq!(code, 0, "{doc}");
+    assert!(doc["result"]["verified_at_unix_secs"].as_u64().is_some());
+    let (code, doc) = s.json(&["events", "claude-code", "--since", "1h"]);
+    assert_eq!(code, 0, "{doc}");
+    assert!(doc["result"]["events"].is_array());
     let (code, doc) = s.json(&["remove", "claude-code", "--yes"]);
     assert_eq!(code, 0, "{doc}");
     assert!(doc["result"]["preview"]["plan_id"].as_str().is_some());
