@@ -1,0 +1,430 @@
+//! `devint demo`: the whole journey — list → plan → apply → status → verify → simulated
+//! drift → repair → remove — in a sandbox, against a real runtime over a real socket.
+//!
+//! The sandbox is one fresh `0700` directory under `/tmp` holding a temporary HOME with a
+//! realistic Claude Code settings file, a fake `claude` on a private PATH, the runtime's
+//! state directory, its socket and the client's token file. The runtime is the real server
+//! (`serve::prepare`, the same backend `devint serve` uses) spawned as a task in this
+//! process; every step is the real command, a DI-API client of it. This module must never
+//! read or write outside the sandbox: it passes HOME, PATH, the socket and the token file
+//! explicitly and never changes the process environment.
+
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use devint::verbs::{Profile, SettingsScope, ToolId, VerbSet};
+use serde_json::Value;
+
+use crate::backend::{BackendSite, HAS_LIFECYCLE_BACKEND};
+use crate::connect::Ctx;
+use crate::enrol::EnrolArgs;
+use crate::exit::{CliError, Exit};
+use crate::output::Out;
+use crate::plan::PlanOptions;
+use crate::state::StateDir;
+
+/// The settings file the demo starts from: what a Claude Code user typically has.
+pub const SAMPLE_SETTINGS: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "claude-sonnet-4-5",
+  "permissions": {
+    "allow": ["Bash(npm run test:*)", "Read(~/projects/**)"],
+    "deny": ["Read(./.env)", "Read(./secrets/**)"]
+  },
+  "env": {
+    "DISABLE_TELEMETRY": "1"
+  },
+  "includeCoAuthoredBy": false
+}
+"#;
+
+/// The gateway the demo's policy profile routes model traffic to. Nothing listens there:
+/// the demo never sends model traffic, it only shows the settings devint writes.
+const DEMO_GATEWAY: &str = "http://127.0.0.1:4000";
+
+/// The fake `claude`: prints a version, as `claude --version` does.
+const FAKE_CLAUDE: &str = "#!/bin/sh\necho \"2.0.14 (Claude Code)\"\n";
+
+/// The demo's private directory tree.
+struct Sandbox {
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn create() -> Result<Sandbox, CliError> {
+        let root = PathBuf::from(format!(
+            "/tmp/devint-demo-{}-{:08x}",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
+        // Not recursive: the directory must be new, and ours.
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&root)
+            .map_err(|e| {
+                CliError::internal(format!("cannot create the sandbox {}: {e}", root.display()))
+            })?;
+        Ok(Sandbox { root })
+    }
+    fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+    fn bin(&self) -> PathBuf {
+        self.root.join("bin")
+    }
+    fn settings(&self) -> PathBuf {
+        self.home().join(".claude/settings.json")
+    }
+    fn socket(&self) -> PathBuf {
+        self.root.join("run/devint.sock")
+    }
+    fn token_file(&self) -> PathBuf {
+        self.root.join("client/devint.token")
+    }
+    fn state(&self) -> Result<StateDir, CliError> {
+        StateDir::at(&self.root.join("state"))
+    }
+
+    fn populate(&self) -> Result<(), CliError> {
+        let io =
+            |what: &str, e: std::io::Error| CliError::internal(format!("demo: cannot {what}: {e}"));
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(self.home().join(".claude"))
+            .map_err(|e| io("create the sandbox HOME", e))?;
+        std::fs::create_dir_all(self.bin()).map_err(|e| io("create the sandbox PATH", e))?;
+        std::fs::write(self.settings(), SAMPLE_SETTINGS)
+            .map_err(|e| io("write the settings file", e))?;
+        let claude = self.bin().join("claude");
+        std::fs::write(&claude, FAKE_CLAUDE).map_err(|e| io("write the fake claude", e))?;
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| io("make the fake claude executable", e))?;
+        Ok(())
+    }
+
+    fn remove(&self) {
+        // Only ever the directory this demo created.
+        let ours = self
+            .root
+            .to_str()
+            .is_some_and(|p| p.starts_with("/tmp/devint-demo-"));
+        if ours {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+/// Run the demo. `keep` leaves the sandbox in place.
+pub async fn run(out: Out, keep: bool) -> Result<Exit, CliError> {
+    let sandbox = Sandbox::create()?;
+    let result = walk(&sandbox, out).await;
+    if keep {
+        say(
+            &out,
+            &format!("\nsandbox kept at {}", sandbox.root.display()),
+        );
+    } else {
+        sandbox.remove();
+    }
+    result
+}
+
+fn say(out: &Out, text: &str) {
+    if !out.json() {
+        println!("{text}");
+    }
+}
+
+fn show_settings(out: &Out, path: &Path, when: &str) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    say(
+        out,
+        &format!(
+            "\n--- {} ({when}) ---\n{}--- end ---",
+            path.display(),
+            String::from_utf8_lossy(&bytes)
+        ),
+    );
+    bytes
+}
+
+async fn walk(sandbox: &Sandbox, out: Out) -> Result<Exit, CliError> {
+    sandbox.populate()?;
+    let state = sandbox.state()?;
+    let site = BackendSite {
+        state_dir: state.backend(),
+        home: sandbox.home(),
+        path_env: sandbox.bin().display().to_string(),
+        project_dir: None,
+        gateway_base_url: Some(DEMO_GATEWAY.to_owned()),
+    };
+    say(
+        &out,
+        &format!("devint demo — sandbox {}", sandbox.root.display()),
+    );
+    say(&out, "  HOME, PATH, state, socket and token file all live in the sandbox; nothing outside it is read or written.");
+    let original = show_settings(&out, &sandbox.settings(), "before");
+
+    let runtime = crate::serve::prepare(&sandbox.socket(), &state, &site)?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        let _ = runtime
+            .server
+            .serve(runtime.socket, async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    say(
+        &out,
+        &format!(
+            "\nruntime serving on {} (in this process, the real server)",
+            sandbox.socket().display()
+        ),
+    );
+
+    let outcome = steps(sandbox, &state, out, &original).await;
+
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(Duration::from_secs(10), server).await;
+    outcome
+}
+
+async fn step<F>(out: &Out, n: u32, title: &str, command: &str, f: F) -> Result<Exit, CliError>
+where
+    F: std::future::Future<Output = Result<Exit, CliError>>,
+{
+    say(out, &format!("\n== {n}. {title}: `{command}`"));
+    match f.await {
+        Ok(exit) => {
+            if exit != Exit::Ok {
+                say(out, &format!("   (exit {} — expected here)", exit.code()));
+            }
+            Ok(exit)
+        }
+        Err(e) => {
+            say(out, &format!("   stopped: {e}"));
+            Err(e)
+        }
+    }
+}
+
+async fn steps(
+    sandbox: &Sandbox,
+    state: &StateDir,
+    out: Out,
+    original: &[u8],
+) -> Result<Exit, CliError> {
+    let tool = ToolId::parse("claude-code").map_err(|e| CliError::internal(e.to_string()))?;
+    say(&out, "\n== 0. enrol a client explicitly: `devint enrol --client demo --tool claude-code --verbs full`");
+    let args = EnrolArgs {
+        client: "demo".into(),
+        tool: vec![tool.clone()],
+        all_tools: false,
+        verbs: VerbSet::full_lifecycle(),
+        ttl: Duration::from_secs(3600),
+        token_file: Some(sandbox.token_file()),
+        print: false,
+    };
+    crate::enrol::enrol(&out, &state.book(), &args, &sandbox.token_file())?;
+    let ctx = Ctx {
+        socket: sandbox.socket(),
+        token_file: sandbox.token_file(),
+        out,
+        allow_unverified: false,
+    };
+    let options = PlanOptions {
+        scope: SettingsScope::User,
+        profile: Profile::Recommended,
+        level: None,
+        policy: None,
+        allow_privileged: false,
+    };
+
+    let walk = async {
+        step(&out, 1, "list", "devint tools", crate::tools::run(&ctx)).await?;
+        step(
+            &out,
+            2,
+            "plan (a dry run: nothing changes)",
+            "devint plan claude-code --scope user",
+            crate::plan::plan(&ctx, tool.clone(), &options),
+        )
+        .await?;
+        step(
+            &out,
+            3,
+            "apply",
+            "devint apply claude-code --scope user --yes",
+            crate::plan::apply(&ctx, tool.clone(), &options, true),
+        )
+        .await?;
+        let applied = show_settings(&out, &sandbox.settings(), "after apply");
+        step(
+            &out,
+            4,
+            "status",
+            "devint status claude-code",
+            crate::inspect::status(&ctx, Some(tool.clone())),
+        )
+        .await?;
+        step(
+            &out,
+            5,
+            "verify",
+            "devint verify claude-code",
+            crate::inspect::verify(&ctx, tool.clone()),
+        )
+        .await?;
+        say(
+            &out,
+            "\n== 6. simulated drift: something changes a value devint manages",
+        );
+        match drift(&sandbox.settings(), original, &applied) {
+            Some(key) => say(&out, &format!("   changed `{key}` behind devint's back")),
+            None => say(
+                &out,
+                "   (apply changed no value in the settings file; nothing to drift)",
+            ),
+        }
+        show_settings(&out, &sandbox.settings(), "after drift");
+        step(
+            &out,
+            7,
+            "status shows the drift",
+            "devint status claude-code",
+            crate::inspect::status(&ctx, Some(tool.clone())),
+        )
+        .await?;
+        step(
+            &out,
+            8,
+            "repair",
+            "devint repair claude-code",
+            crate::remove::repair(&ctx, tool.clone()),
+        )
+        .await?;
+        show_settings(&out, &sandbox.settings(), "after repair");
+        step(
+            &out,
+            9,
+            "remove",
+            "devint remove claude-code --yes",
+            crate::remove::remove(&ctx, tool.clone(), true),
+        )
+        .await?;
+        Ok::<(), CliError>(())
+    };
+    let walked = walk.await;
+
+    let now = show_settings(&out, &sandbox.settings(), "at the end");
+    let identical = now == original;
+    say(
+        &out,
+        &format!(
+            "\nsettings file byte-identical to the original: {}",
+            if identical { "yes" } else { "NO" }
+        ),
+    );
+    if !identical {
+        return Err(CliError::internal(
+            "the settings file differs from the original after the demo",
+        ));
+    }
+    match walked {
+        Ok(()) => {
+            say(&out, "\ndemo complete: every step ran against the real runtime, and the settings file is back byte for byte.");
+            Ok(Exit::Ok)
+        }
+        Err(e) => {
+            if !HAS_LIFECYCLE_BACKEND {
+                say(&out, "\ndemo stopped early: this build has no lifecycle backend yet, so the runtime refuses plan; the settings file was never touched.");
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Change one value the apply added or changed in the settings file, editing only that
+/// value's text (as a person would), and return its path.
+fn drift(settings: &Path, original: &[u8], applied: &[u8]) -> Option<String> {
+    let before: Value = serde_json::from_slice(original).ok()?;
+    let after: Value = serde_json::from_slice(applied).ok()?;
+    let path = first_difference(&before, &after, String::new())?;
+    let value = path
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .try_fold(&after, |v, k| v.get(k))?;
+    let key = path.rsplit('.').next()?;
+    let text = std::str::from_utf8(applied).ok()?;
+    let edited = replace_value_text(text, key, &serde_json::to_string(value).ok()?)?;
+    std::fs::write(settings, edited).ok()?;
+    Some(path.trim_start_matches('.').to_owned())
+}
+
+/// Replace the first `value_json` after `"key"` in `text` with `"drifted-by-demo"`,
+/// leaving every other byte alone.
+fn replace_value_text(text: &str, key: &str, value_json: &str) -> Option<String> {
+    let key_at = text.find(&format!("\"{key}\""))?;
+    let value_at = key_at + text[key_at..].find(value_json)?;
+    Some(format!(
+        "{}\"drifted-by-demo\"{}",
+        &text[..value_at],
+        &text[value_at + value_json.len()..]
+    ))
+}
+
+fn first_difference(before: &Value, after: &Value, path: String) -> Option<String> {
+    match (before, after) {
+        (Value::Object(b), Value::Object(a)) => a.iter().find_map(|(k, av)| match b.get(k) {
+            Some(bv) if bv == av => None,
+            Some(bv) => first_difference(bv, av, format!("{path}.{k}")),
+            None => leaf(av, format!("{path}.{k}")),
+        }),
+        _ if before != after => Some(path),
+        _ => None,
+    }
+}
+
+/// The first string-or-scalar leaf under `v` (the whole value if it is one).
+fn leaf(v: &Value, path: String) -> Option<String> {
+    match v {
+        Value::Object(m) => m.iter().find_map(|(k, x)| leaf(x, format!("{path}.{k}"))),
+        _ => Some(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn drift_targets_a_key_the_apply_added() {
+        let before = json!({"env": {"A": "1"}, "model": "x"});
+        let after = json!({"env": {"A": "1", "ANTHROPIC_BASE_URL": "http://gw"}, "model": "x"});
+        assert_eq!(
+            first_difference(&before, &after, String::new()).as_deref(),
+            Some(".env.ANTHROPIC_BASE_URL")
+        );
+        assert_eq!(first_difference(&before, &before, String::new()), None);
+    }
+
+    #[test]
+    fn drift_edits_only_the_value_text() {
+        let applied = "{\n  \"env\": {\n    \"A\": \"1\",\n    \"URL\": \"http://gw\"\n  }\n}\n";
+        let edited = replace_value_text(applied, "URL", "\"http://gw\"").unwrap();
+        assert_eq!(
+            edited,
+            "{\n  \"env\": {\n    \"A\": \"1\",\n    \"URL\": \"drifted-by-demo\"\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn the_sample_settings_file_is_valid_json() {
+        let v: Value = serde_json::from_str(SAMPLE_SETTINGS).unwrap();
+        assert!(v.get("permissions").is_some());
+    }
+}

@@ -1,0 +1,206 @@
+//! Shared harness for the `devint` command tests: a private sandbox (HOME, PATH with a fake
+//! `claude`, state directory, socket, token file) under a short `/tmp` path, and a real
+//! `devint serve` child process that is stopped when the harness is dropped.
+#![allow(dead_code)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// One test's private world.
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+    servers: Vec<Child>,
+}
+
+impl Sandbox {
+    /// A fresh sandbox with a fake `claude` 2.0.14 on its PATH.
+    pub fn new() -> Sandbox {
+        let dir = tempfile::Builder::new()
+            .prefix("dv")
+            .tempdir_in("/tmp")
+            .expect("temp dir");
+        let s = Sandbox {
+            dir,
+            servers: Vec::new(),
+        };
+        std::fs::create_dir_all(s.home().join(".claude")).unwrap();
+        std::fs::create_dir_all(s.bin()).unwrap();
+        let claude = s.bin().join("claude");
+        std::fs::write(&claude, "#!/bin/sh\necho \"2.0.14 (Claude Code)\"\n").unwrap();
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        s
+    }
+
+    /// The sandbox root.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    /// HOME.
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+    /// The private PATH.
+    pub fn bin(&self) -> PathBuf {
+        self.root().join("bin")
+    }
+    /// The state directory.
+    pub fn state(&self) -> PathBuf {
+        self.root().join("state")
+    }
+    /// The socket directory.
+    pub fn run_dir(&self) -> PathBuf {
+        self.root().join("run")
+    }
+    /// The default socket.
+    pub fn socket(&self) -> PathBuf {
+        self.run_dir().join("devint.sock")
+    }
+    /// The client's token file.
+    pub fn token_file(&self) -> PathBuf {
+        self.root().join("client/devint.token")
+    }
+
+    fn env_pairs(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![
+            ("HOME", self.home()),
+            ("PATH", self.bin()),
+            ("AA_DEVINT_SOCKET", self.socket()),
+            ("AA_DEVINT_TOKEN_FILE", self.token_file()),
+            ("AA_DEVINT_STATE_DIR", self.state()),
+            ("NO_COLOR", PathBuf::from("1")),
+            // Gives the built-in profiles something to write (nothing listens there).
+            (
+                "AA_DEVINT_GATEWAY_URL",
+                PathBuf::from("http://127.0.0.1:4000"),
+            ),
+        ]
+    }
+
+    /// `devint` with this sandbox's environment and nothing else from ours.
+    pub fn devint(&self) -> assert_cmd::Command {
+        let mut c = assert_cmd::Command::cargo_bin("devint").expect("devint binary");
+        c.env_clear();
+        for (k, v) in self.env_pairs() {
+            c.env(k, v);
+        }
+        c.timeout(Duration::from_secs(60));
+        c
+    }
+
+    /// Start `devint serve` on `socket` with the sandbox's state directory, waiting until
+    /// it says it is serving.
+    pub fn serve_on(&mut self, socket: &Path) -> usize {
+        let state = self.state();
+        self.serve_with(socket, &state)
+    }
+
+    /// Start `devint serve` on `socket` over the state directory `state`.
+    pub fn serve_with(&mut self, socket: &Path, state: &Path) -> usize {
+        let log = self
+            .root()
+            .join(format!("serve-{}.out", self.servers.len()));
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("devint"));
+        c.env_clear();
+        for (k, v) in self.env_pairs() {
+            c.env(k, v);
+        }
+        c.env("AA_DEVINT_SOCKET", socket)
+            .env("AA_DEVINT_STATE_DIR", state)
+            .arg("serve")
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(Stdio::null());
+        let mut child = c.spawn().expect("spawn devint serve");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.contains("stop with Ctrl-C") {
+                break;
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("devint serve exited early ({status}): {text}");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "devint serve did not start: {text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.servers.push(child);
+        self.servers.len() - 1
+    }
+
+    /// Start `devint serve` on the default socket.
+    pub fn serve(&mut self) -> usize {
+        let socket = self.socket();
+        self.serve_on(&socket)
+    }
+
+    /// What server `n` printed.
+    pub fn serve_output(&self, n: usize) -> String {
+        std::fs::read_to_string(self.root().join(format!("serve-{n}.out"))).unwrap_or_default()
+    }
+
+    /// Send SIGTERM to server `n` and wait for it.
+    pub fn terminate(&mut self, n: usize) -> std::process::ExitStatus {
+        let child = &mut self.servers[n];
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("kill");
+        child.wait().expect("wait")
+    }
+
+    /// Enrol a client with `verbs` on all tools; returns the token id.
+    pub fn enrol(&self, verbs: &str) -> String {
+        let out = self
+            .devint()
+            .args([
+                "--output",
+                "json",
+                "enrol",
+                "--client",
+                "test",
+                "--all-tools",
+                "--verbs",
+                verbs,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "enrol failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["result"]["token_id"].as_str().unwrap().to_owned()
+    }
+
+    /// Run `devint ARGS --output json`; returns (exit code, parsed stdout).
+    pub fn json(&self, args: &[&str]) -> (i32, serde_json::Value) {
+        let out = self
+            .devint()
+            .arg("--output")
+            .arg("json")
+            .args(args)
+            .output()
+            .unwrap();
+        let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}\nstderr: {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code().unwrap_or(-1), doc)
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        for child in &mut self.servers {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
