@@ -20,6 +20,7 @@ fn compile_proto() {
         .expect("prost-build must generate code for assembly.devint.v1");
 }
 
+// spec[S8-BUILD-ID] §8: injected → checkout → packaged → absent, first source that works.
 /// Build identity, first source that works (spec §8): `AA_BUILD_SHA` if it is at least 40
 /// hex digits (`injected`) → `git rev-parse HEAD` of this crate's checkout (`checkout`) →
 /// `.cargo_vcs_info.json` `sha1` unless dirty (`packaged`) → `unknown` (`absent`).
@@ -47,6 +48,7 @@ fn identity(manifest_dir: &Path) -> (String, &'static str) {
         if is_sha(&injected) {
             return (injected, "injected");
         }
+        // spec[S8-BUILD-ID] §8: an AA_BUILD_SHA under 40 hex digits is refused with a warning.
         println!("cargo:warning=AA_BUILD_SHA is not at least 40 hex digits; ignored (spec §8)");
     }
     let git_head = manifest_dir.join(".git");

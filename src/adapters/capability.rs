@@ -20,6 +20,7 @@ pub struct ResolvedCapability {
     pub reason: String,
 }
 
+// spec[S4-CAPABILITY-ORDER] §4: every tool lists all twelve capabilities, in spec order.
 /// Resolves all twelve capabilities, in spec order, for `descriptor` given `detected`.
 pub fn resolve(descriptor: &ToolDescriptor, detected: &Detected) -> Vec<ResolvedCapability> {
     Capability::ALL

@@ -154,6 +154,7 @@ pub enum RenderError {
     },
 }
 
+// spec[S4-SCOPE-MANDATORY] §4: the scope is passed in, never inferred from a working directory.
 /// Renders `intent` for `descriptor` at `scope`.
 ///
 /// `home` and `project` are explicit: nothing is read from the environment or the working

@@ -35,6 +35,7 @@ pub enum Capability {
 }
 
 impl Capability {
+    // spec[S4-CAPABILITY-ORDER] §4: all twelve capabilities, for every tool, in this order.
     /// All twelve capabilities, in the order spec §4 requires every tool to list them.
     pub const ALL: [Capability; 12] = [
         Capability::Discovery,

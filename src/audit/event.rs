@@ -3,6 +3,8 @@
 //! Every field is typed and bounded: there is no free-form field, and no field whose type
 //! could hold a token value (`TokenId` and `ClientName` are validated formats; the only
 //! client-supplied string, the tool id, goes through [`ToolRef`]). A test pins the field set.
+// spec[S10-NO-FREE-FORM] §10: no field of an event is free-form text.
+// spec[S10-NO-TOKEN-VALUE] §10: an event never carries a token value or protected content.
 
 use serde::{Serialize, Serializer};
 
@@ -17,6 +19,7 @@ pub const INVALID_TOOL_MARKER: &str = "!invalid";
 /// Hex digits (dashes aside) from which a tool id counts as secret-shaped.
 pub const TOOL_REF_MAX_HEX_RUN: usize = 16;
 
+// spec[S10-NO-TOKEN-VALUE] §10: a secret-shaped tool id (a pasted token) is never recorded.
 /// A tool id as a client sent it: recorded only if it is kebab-case (`[a-z0-9]` runs joined
 /// by single `-`), at most 64 characters, and not secret-shaped (made only of hex digits and
 /// dashes with 16 or more digits, as a token pasted into the wrong field would be); anything
@@ -144,6 +147,7 @@ pub enum ConnectionLimit {
     PerUid,
 }
 
+// spec[S10-MUTATIONS] §10 (b): apply, repair and remove are audited with their outcome.
 /// A lifecycle mutation verb (spec §10 (b)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -187,6 +191,8 @@ pub enum MutationOutcome {
     Refused,
 }
 
+// spec[S10-TWO-CLASSES] §10: (a) authentication/authorization failures and (b) lifecycle
+// mutations; this closed enum is everything an event can say.
 /// What happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -277,6 +283,8 @@ fn serialize_verb<S: Serializer>(verb: &Option<Verb>, s: S) -> Result<S::Ok, S::
     }
 }
 
+// spec[S10-EVENT-FIELDS] §10: time, token id (when one resolved), client name, verb, tool,
+// request id and outcome; no invented token id.
 /// One audit record (spec §10): time, kind, outcome, and the context that is known.
 /// A denial that reached no record carries no token id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

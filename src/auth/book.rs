@@ -13,6 +13,7 @@ use super::scope::Scope;
 use super::secret::{EntropyError, TokenDigest, TokenSecret};
 use crate::verbs::Verb;
 
+// spec[S7-BOOK-NO-SECRET] §7: the record holds a digest of the secret, never the secret.
 /// One enrolled token (spec §7): everything but the secret, which the book never holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnrolmentRecord {
@@ -45,6 +46,7 @@ impl EnrolmentRecord {
     pub fn scope(&self) -> &Scope {
         &self.scope
     }
+    // spec[S7-ABSOLUTE-EXPIRY] §7: expiry is absolute, not sliding.
     /// Whether the token has expired at `now` (spec §7: absolute, not sliding).
     pub fn is_expired(&self, now: u64) -> bool {
         now >= self.expires_at
@@ -165,12 +167,13 @@ impl EnrolmentBook {
             digest: secret.digest(),
         };
         let new_id = record.token_id.clone();
-        // spec §7: issue-new-then-revoke-old.
+        // spec[S7-ROTATION] §7: issue-new-then-revoke-old.
         self.insert(record)?;
         self.revoke(token_id)?;
         Ok(new_id)
     }
 
+    // spec[S7-REVOCATION] §7: revocation is deleting the record.
     /// Delete the record (spec §7: revocation is deletion).
     pub fn revoke(&mut self, token_id: &TokenId) -> Result<EnrolmentRecord, EnrolmentError> {
         let record = self
@@ -215,6 +218,7 @@ impl EnrolmentBook {
         self.records.is_empty()
     }
 
+    // spec[S6-ORDER] §6 steps 2–4: present → well-formed → known → not expired → in scope.
     /// Resolve the token of one request into a [`Grant`] or the finer denial, in the order
     /// of spec §6: present → well-formed → known → not expired → in scope.
     pub fn resolve(
@@ -230,7 +234,8 @@ impl EnrolmentBook {
         let secret = TokenSecret::parse(token).map_err(|_| AuthDenial::Malformed)?;
         let digest = secret.digest();
         drop(secret);
-        // spec §7: a lookup, then a constant-time comparison of fixed-size digests.
+        // spec[S7-CONSTANT-TIME] §7: a lookup, then a constant-time comparison of fixed-size
+        // digests.
         let record = self
             .by_digest
             .get(&digest)

@@ -286,6 +286,8 @@ impl BookFile {
         Ok(book)
     }
 
+    // spec[S7-BOOK-NO-SECRET] §7: the book (records and digests) is persisted 0600, atomically
+    // and durably.
     /// Write `book` atomically and durably, creating the `0700` directory if missing.
     /// Writers that first read the book should use [`BookFile::update`] instead.
     pub fn save(&self, book: &EnrolmentBook) -> Result<(), BookFileError> {

@@ -68,6 +68,7 @@ impl Grant {
     }
 }
 
+// spec[S10-EVENT-FIELDS] §10: a denial that reached no record carries no token id.
 /// Why a token did not authorise a request, with the finer outcome the audit records.
 /// Carries a token id only when one resolved (spec §10).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -104,7 +105,8 @@ impl AuthDenial {
     /// unknown are one code on purpose; the audit records which.
     pub fn wire_code(&self) -> DenyCode {
         match self {
-            // spec §6: absent, malformed and unknown (incl. revoked) MUST be one code.
+            // spec[S6-ONE-UNAUTH-CODE] §6: absent, malformed and unknown (incl. revoked) MUST
+            // be one code.
             AuthDenial::Absent | AuthDenial::Malformed | AuthDenial::Unknown => {
                 DenyCode::Unauthenticated
             }

@@ -9,6 +9,7 @@ pub const CLIENT_NAME_MAX: usize = 64;
 
 /// A token's identifier: `tok_` followed by 32 lowercase hex characters from the OS CSPRNG.
 ///
+// spec[S7-TOKEN-ID] §7: a separate random identifier, never the secret.
 /// Spec §7: it is a separate random value, never derived from the secret, and it is what
 /// audit records, `rotate` and `revoke` name.
 #[derive(

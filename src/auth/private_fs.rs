@@ -69,6 +69,8 @@ pub(crate) fn open_no_follow(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+// spec[S7-BOOK-NO-SECRET] §7: the book file is written 0600, atomically and durably.
+// spec[S7-TOKEN-FILE] §7: the client's token file is a 0600 file.
 /// Replace `path` with `bytes` atomically and durably: a uniquely named `0600` temp file in
 /// the same directory, written, fsynced, renamed over `path`, then the directory fsynced.
 /// A reader sees the old content or the new, never a mix; a crash leaves one of the two.

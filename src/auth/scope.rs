@@ -30,6 +30,7 @@ pub struct Scope {
 }
 
 impl Scope {
+    // spec[S7-SCOPE-SETS] §7: the named verb sets `read_only` and `full_lifecycle`.
     /// `read_only` = {list_tools, status, verify, scoped_events} on `tools` (spec §7).
     pub fn read_only(tools: ToolScope) -> Scope {
         Scope {
@@ -51,13 +52,14 @@ impl Scope {
         self.verbs.is_empty() || matches!(&self.tools, ToolScope::Only(set) if set.is_empty())
     }
 
+    // spec[S6-SCOPE] §6: the token's scope covers this verb, and this tool.
     /// Whether this scope covers `verb` on `tool` (`tool` is ignored for `list_tools`).
     pub fn covers(&self, verb: Verb, tool: &str) -> bool {
-        // spec §7: an empty set grants nothing.
+        // spec[S7-SCOPE-SETS] §7: an empty set grants nothing.
         if self.is_empty() || !self.verbs.contains(verb) {
             return false;
         }
-        // spec §6: every verb but list_tools is tool-scoped.
+        // spec[S6-SCOPE] §6: every verb but list_tools is tool-scoped.
         if !verb.rule().tool_scoped {
             return true;
         }

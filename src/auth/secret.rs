@@ -28,6 +28,7 @@ static_assertions::assert_not_impl_any!(
     PartialEq
 );
 
+// spec[S6-NO-TOKEN-ECHO] §6: the error carries nothing of the presented text.
 /// The text was not exactly 64 lowercase hex characters. Deliberately carries nothing of
 /// the text (spec §6: never echo the token).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -49,6 +50,7 @@ pub(crate) fn os_random(buf: &mut [u8]) -> Result<(), EntropyError> {
 }
 
 impl TokenSecret {
+    // spec[S7-SECRET-RANDOM] §7: 32 bytes from the OS CSPRNG, derived from nothing.
     /// A fresh secret from the OS CSPRNG (spec §7: no derivation from anything else).
     pub fn generate() -> Result<TokenSecret, EntropyError> {
         let mut secret = TokenSecret([0; SECRET_LEN]);
@@ -66,7 +68,7 @@ impl TokenSecret {
     /// any other length is [`MalformedToken`] (spec §6).
     pub fn parse(text: &str) -> Result<TokenSecret, MalformedToken> {
         let bytes = text.as_bytes();
-        // spec §6: the token MUST be 64 lowercase hex characters.
+        // spec[S6-TOKEN-FORMAT] §6: the token MUST be 64 lowercase hex characters.
         if bytes.len() != SECRET_HEX_LEN
             || !bytes
                 .iter()
@@ -117,7 +119,7 @@ impl TokenDigest {
 
 impl PartialEq for TokenDigest {
     fn eq(&self, other: &Self) -> bool {
-        // spec §7: constant-time comparison of fixed-size digests.
+        // spec[S7-CONSTANT-TIME] §7: constant-time comparison of fixed-size digests.
         self.0.ct_eq(&other.0).into()
     }
 }

@@ -109,6 +109,8 @@ impl SharedBook {
         }
     }
 
+    // spec[S7-REVOCATION] §7: after a revocation, the next request on any connection, already
+    // open or not, is denied.
     /// Resolve one request's token against the book as it is on disk now.
     pub fn resolve(
         &self,

@@ -106,7 +106,7 @@ pub fn read_token_file(path: &Path) -> Result<TokenSecret, TokenFileError> {
         Err(e) => return Err(io_err("open", e)),
     };
     let meta = file.metadata().map_err(|e| io_err("inspect", e))?;
-    // spec §7: a client MUST refuse a token file readable by group or others.
+    // spec[S7-TOKEN-FILE] §7: a client MUST refuse a token file readable by group or others.
     private_fs::check_private(&meta, false).map_err(|x| match x {
         Exposure::Mode(mode) => TokenFileError::TooOpen {
             path: path.to_path_buf(),

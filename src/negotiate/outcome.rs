@@ -132,6 +132,7 @@ impl IncompatibleReason {
         }
     }
 
+    // spec[S5-R3-INTERSECT] §5 rule 3: reason and remediation set, min/max_supported filled.
     /// The `Incompatible` frame for this reason, with the window filled (spec §5 rule 3).
     pub fn to_wire(&self) -> pb::Incompatible {
         pb::Incompatible {
@@ -150,11 +151,11 @@ pub fn negotiate(
     lifecycle_schema_versions: &[u32],
 ) -> Result<Agreement, IncompatibleReason> {
     let offered: BTreeSet<u32> = di_api_versions.iter().copied().collect();
-    // spec §5 rule 2: an empty offer is Incompatible, never "assume the oldest".
+    // spec[S5-R2-EMPTY-OFFER] §5 rule 2: an empty offer is Incompatible, never "assume the oldest".
     let (Some(&lowest), Some(&best)) = (offered.first(), offered.last()) else {
         return Err(IncompatibleReason::NoVersionOffered);
     };
-    // spec §5 rule 3: intersect the offered set with the window; take the maximum.
+    // spec[S5-R3-INTERSECT] §5 rule 3: intersect the offered set with the window; take the maximum.
     let Some(&version) = offered.range(MIN_SUPPORTED..=MAX_SUPPORTED).next_back() else {
         return Err(if best < MIN_SUPPORTED {
             IncompatibleReason::ClientTooOld { client_best: best }
@@ -166,11 +167,11 @@ pub fn negotiate(
             IncompatibleReason::NoOverlap
         });
     };
-    // spec §5 rule 4: the lifecycle schema must be offered.
+    // spec[S5-R4-SCHEMA] §5 rule 4: the lifecycle schema must be offered.
     if !lifecycle_schema_versions.contains(&LIFECYCLE_SCHEMA_VERSION) {
         return Err(IncompatibleReason::SchemaMismatch);
     }
-    // spec §5 rule 5: DEGRADED iff the chosen version has unavailable verbs.
+    // spec[S5-R5-DEGRADED] §5 rule 5: DEGRADED iff the chosen version has unavailable verbs.
     let unavailable = unavailable_verbs(version);
     let outcome = if unavailable.is_empty() {
         Outcome::Supported

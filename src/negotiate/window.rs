@@ -2,6 +2,7 @@
 
 use crate::verbs::Verb;
 
+// spec[S5-WINDOW] §5: min_supported = 1, max_supported = 5, lifecycle schema version 1.
 /// Lowest DI-API version this runtime speaks (spec §5: `min_supported = 1`).
 pub const MIN_SUPPORTED: u32 = 1;
 /// Highest DI-API version this runtime speaks (spec §5: `max_supported = 5`).
@@ -9,9 +10,11 @@ pub const MAX_SUPPORTED: u32 = 5;
 /// The one lifecycle schema version (spec §5).
 pub const LIFECYCLE_SCHEMA_VERSION: u32 = 1;
 
+// spec[S5-FIELD-GATING] §5: a field added at version N is sent only at N or above.
 /// `StatusView.policy` and `VerificationView.policy` are sent from this version on
 /// (spec §5: "we gate all three, including v3's `PolicyView`").
 pub const POLICY_SINCE: u32 = 3;
+// spec[S8-PROVENANCE-V4] §8: `HelloAck.provenance` is present iff the version is ≥ 4.
 /// `HelloAck.provenance` is sent iff the negotiated version is at least this (spec §8).
 pub const PROVENANCE_SINCE: u32 = 4;
 /// `ApplyView.outcome` is sent from this version on (spec §5).
@@ -56,6 +59,7 @@ pub const fn first_version_with(verb: Verb) -> u32 {
     verb.rule().first_version
 }
 
+// spec[S6-VERSION-AFTER-TOKEN] §6: the remediation names the first version with the verb.
 /// Whether `verb` exists at `version`; `Err` carries the first version that has it
 /// (spec §6: `UNAVAILABLE_AT_VERSION`, remediation names the first version with the verb).
 pub const fn verb_available(verb: Verb, version: u32) -> Result<(), u32> {
@@ -67,6 +71,7 @@ pub const fn verb_available(verb: Verb, version: u32) -> Result<(), u32> {
     }
 }
 
+// spec[S5-R5-DEGRADED] §5 rule 5: the unavailable verbs of the chosen version.
 /// The verbs unavailable at `version`, in wire order (spec §5: only v1 has any).
 pub fn unavailable_verbs(version: u32) -> Vec<Verb> {
     Verb::ALL

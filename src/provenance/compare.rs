@@ -54,6 +54,8 @@ pub fn compare(peer: &pb::RuntimeProvenance, ours: &BuildIdentity) -> Comparison
     compare_identities(&BuildIdentity::from_wire(peer), ours)
 }
 
+// spec[S8-COMPARE] §8: only core_version, build sha and source decide; pid, paths and
+// versions never upgrade a verdict.
 /// [`compare`] over two identities.
 pub fn compare_identities(peer: &BuildIdentity, ours: &BuildIdentity) -> Comparison {
     let fields = FieldReport {
@@ -70,8 +72,8 @@ pub fn compare_identities(peer: &BuildIdentity, ours: &BuildIdentity) -> Compari
             peer.source == ours.source,
         ),
     };
-    // spec §8, in order: both core_versions non-empty and different → Mismatch; either side
-    // not authoritative → Unverifiable; shas differ → Mismatch; otherwise Match.
+    // spec[S8-COMPARE] §8, in order: both core_versions non-empty and different → Mismatch;
+    // either side not authoritative → Unverifiable; shas differ → Mismatch; otherwise Match.
     let verdict = if fields.core_version == FieldState::Mismatched {
         Verdict::Mismatch
     } else if !peer.is_authoritative() || !ours.is_authoritative() {

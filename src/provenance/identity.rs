@@ -26,6 +26,7 @@ impl BuildIdSource {
         }
     }
 
+    // spec[S4-EMPTY-DEFAULTS] §4: an empty `build_id_source` reads as `absent`.
     /// Read a wire token. spec §4: empty reads as `absent`; **we** also read any token
     /// outside the vocabulary as `absent`, since it names no recorded mechanism and so can
     /// never make an identity authoritative.
@@ -75,6 +76,7 @@ impl BuildIdentity {
         !self.sha.is_empty() && !self.sha.eq_ignore_ascii_case("unknown")
     }
 
+    // spec[S8-COMPARE] §8: not authoritative = source `absent`, or sha empty / `unknown`.
     /// spec §8: an identity is authoritative only when a recorded mechanism produced it
     /// (source not `absent`) and it states a commit (sha neither empty nor `unknown`).
     pub fn is_authoritative(&self) -> bool {

@@ -95,6 +95,8 @@ impl RuntimeProvenance {
         }
     }
 
+    // spec[S8-EXEC-PRESENT] §8: `executable_present` is evaluated each time a HelloAck is
+    // written.
     /// The wire message, with `executable_present` evaluated at this moment (spec §8: each
     /// time a `HelloAck` is written).
     pub fn to_wire(&self) -> pb::RuntimeProvenance {

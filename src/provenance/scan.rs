@@ -21,6 +21,8 @@ pub fn is_runtime_socket_name(name: &str) -> bool {
     name.starts_with("devint") && name.ends_with(".sock") && name.len() >= "devint.sock".len()
 }
 
+// spec[S8-STANDING] §8: more than one `devint*.sock` in the answering socket's directory
+// that accepts a connection means more than one runtime is reachable.
 /// Count the sockets named `devint*.sock` directly in `socket_dir` that accept a
 /// connection. Each probe is one non-blocking `connect()` and a close — never a byte sent,
 /// never a `Hello`. The scan stops when `timeout` has elapsed (between probes) or after a

@@ -46,6 +46,7 @@ pub enum Standing {
     Refuted(RefutedBecause),
 }
 
+// spec[S9-EXIT-CODES] §9: 10 runtime refuted, 11 runtime unverifiable.
 /// CLI exit code for a refuted runtime (spec §9).
 pub const EXIT_REFUTED: u8 = 10;
 /// CLI exit code for a privileged command refused on an unverifiable runtime (spec §9).
@@ -89,6 +90,8 @@ impl StandingRefusal {
 }
 
 impl Standing {
+    // spec[S8-STANDING] §8: no provenance → unverifiable; executable gone or Mismatch →
+    // refuted; Unverifiable → unverifiable; Match → verified.
     /// The standing from the `HelloAck`'s provenance (if any), our own identity, and the
     /// multiplicity scan's count (spec §8). Refutations are positive findings and win over
     /// absences; otherwise, in the spec's order: no provenance → unverifiable; executable
@@ -99,7 +102,7 @@ impl Standing {
         ours: &BuildIdentity,
         reachable_runtimes: usize,
     ) -> Standing {
-        // spec §8: more than one runtime reachable → refuted.
+        // spec[S8-STANDING] §8: more than one runtime reachable → refuted.
         if reachable_runtimes > 1 {
             return Standing::Refuted(RefutedBecause::MultipleRuntimes {
                 reachable: reachable_runtimes,
@@ -137,6 +140,8 @@ impl Standing {
         self.permits(is_privileged(verb))
     }
 
+    // spec[S8-STANDING-TABLE] §8: verified proceeds; unverifiable refuses privileged commands
+    // (exit 11); refuted refuses everything (exit 10).
     /// Whether a command may run (spec §8 table). `privileged` is true for apply, verify,
     /// repair and remove.
     ///
@@ -155,6 +160,7 @@ impl Standing {
     }
 }
 
+// spec[S8-STANDING-TABLE] §8: the privileged commands are apply, verify, repair, remove.
 /// Whether a verb is a privileged command for the standing table (spec §8: apply, verify,
 /// repair, remove). Written without a wildcard arm so a new verb must be classified.
 pub const fn is_privileged(verb: Verb) -> bool {

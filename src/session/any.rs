@@ -129,6 +129,7 @@ impl AnyConnection {
         }
     }
 
+    // spec[S2-REFUSE-CLOSE-AUDIT] §2: each refused frame closes the connection and is audited.
     /// A frame could not be read (spec §2): refuse it, audit, close.
     pub fn handle_frame_error(&mut self, error: &FrameError, now: u64) -> Step {
         let meta = self.meta();
@@ -156,6 +157,7 @@ impl AnyConnection {
         )
     }
 
+    // spec[S5-R8-HANDSHAKE-TIMEOUT] §5 rule 8: no Hello in time → dropped and audited.
     /// The peer sent no `Hello` within the handshake timeout (spec §5 rule 8), or went
     /// idle: close, auditing a handshake timeout when it never negotiated.
     pub fn handle_timeout(&mut self, now: u64) -> Step {

@@ -212,6 +212,7 @@ impl Client<Negotiated> {
         self.state.ack.provenance.as_ref()
     }
 
+    // spec[S6-TOKEN-PER-REQUEST] §6: every Request carries the capability token.
     /// Hold `token` for every request (spec §6: every request carries it).
     pub fn authorize(self, token: TokenSecret) -> Client<Authorized> {
         Client {

@@ -5,6 +5,8 @@
 //! Messages never echo the presented token, never say how close it came to matching, and
 //! never copy client-supplied text.
 
+// spec[S6-NO-TOKEN-ECHO] §6: `Denied.message` never echoes the token and never says how close
+// it came to matching; the sentences below are fixed text.
 use crate::auth::{AuthDenial, ResolveError};
 use crate::lifecycle::LifecycleError;
 use crate::verbs::{CallError, Verb};
@@ -13,8 +15,10 @@ use crate::wire::pb::{self, DenyCode};
 /// Why a frame was answered with `Denied`.
 #[derive(Debug, Clone)]
 pub enum DenialCause {
+    // spec[S5-R1-HELLO-FIRST] §5 rule 1: "the first frame must be Hello", request_id 0.
     /// spec §5 rule 1: the first frame was not `Hello`.
     HelloExpected,
+    // spec[S5-R7-NO-RENEGOTIATION] §5 rule 7: PROTOCOL_VIOLATION, request_id 0.
     /// spec §5 rule 7: a second `Hello` on a negotiated connection.
     Renegotiation,
     /// A frame that could not be read (spec §2); the connection closes.
@@ -54,6 +58,7 @@ impl From<AuthDenial> for DenialCause {
 const VERB_LIST: &str = "list_tools, plan, apply, status, verify, repair, remove, \
                          scoped_events, approval_relay";
 
+// spec[S6-ECHO] §6: `Denied.request_id` echoes the request's id (0 for protocol violations).
 /// Build the `Denied` for `cause`, echoing `request_id` (0 for protocol violations).
 pub fn denied(request_id: u64, cause: &DenialCause) -> pb::Denied {
     let (code, message, remediation): (DenyCode, String, String) = match cause {
@@ -119,6 +124,7 @@ pub fn denied(request_id: u64, cause: &DenialCause) -> pb::Denied {
             "check the runtime's log, then retry".into(),
         ),
     };
+    // spec[S6-REMEDIATION] §6: the remediation says what to do and is never empty.
     debug_assert!(
         !remediation.is_empty(),
         "spec §6: remediation is never empty"
@@ -133,8 +139,8 @@ pub fn denied(request_id: u64, cause: &DenialCause) -> pb::Denied {
 
 fn auth_denial(error: &ResolveError) -> (DenyCode, String, String) {
     match error {
-        // spec §6: absent, malformed and unknown are one code and one sentence on purpose;
-        // only the audit record says which.
+        // spec[S6-ONE-UNAUTH-CODE] §6: absent, malformed and unknown are one code and one
+        // sentence on purpose; only the audit record says which.
         ResolveError::Denied(AuthDenial::Absent | AuthDenial::Malformed | AuthDenial::Unknown) => (
             DenyCode::Unauthenticated,
             "the request is not authenticated".into(),

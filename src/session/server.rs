@@ -171,6 +171,7 @@ impl<S> Connection<S> {
 }
 
 impl Connection<Unauthenticated> {
+    // spec[S1-PEER-UID] §1: a session starts only from a `PeerVerified` proof.
     /// A new connection whose peer passed the OS check (spec §1: peer uid checked at
     /// accept, before any byte is read). There is no other constructor.
     pub fn new(peer: PeerVerified, id: u64) -> Connection<Unauthenticated> {
@@ -209,7 +210,8 @@ impl Connection<Unauthenticated> {
                         .collect(),
                     degraded_reason: agreement.degraded_reason(),
                     remediation: agreement.remediation(),
-                    // spec §8: provenance is present iff the negotiated version is ≥ 4.
+                    // spec[S8-PROVENANCE-V4] §8: provenance is present iff the negotiated
+                    // version is ≥ 4.
                     provenance: (version >= PROVENANCE_SINCE).then(provenance),
                 };
                 Handshake::Negotiated {
@@ -221,7 +223,8 @@ impl Connection<Unauthenticated> {
                 }
             }
             Err(reason) => {
-                // spec §5 rule 6: after Incompatible the server closes the connection.
+                // spec[S5-R6-CLOSE-AFTER-INCOMPATIBLE] §5 rule 6: after Incompatible the server
+                // closes the connection.
                 let audit = self.audit(
                     now,
                     AuditKind::NegotiationFailed {
@@ -236,6 +239,7 @@ impl Connection<Unauthenticated> {
         }
     }
 
+    // spec[S5-R1-HELLO-FIRST] §5 rule 1: the first frame MUST be Hello.
     /// A `Request` before `Hello` (spec §5 rule 1): `Denied{0, PROTOCOL_VIOLATION}`, close.
     pub fn handle_request_before_hello(self, now: u64) -> Closing {
         let audit = self.audit(
@@ -257,6 +261,7 @@ impl Connection<Negotiated> {
         &self.state.agreement
     }
 
+    // spec[S5-R7-NO-RENEGOTIATION] §5 rule 7: the negotiated version is fixed for the connection.
     /// A second `Hello` (spec §5 rule 7): `Denied{0, PROTOCOL_VIOLATION}`, audited as a
     /// renegotiation attempt; we then close. There is no way to renegotiate.
     pub fn handle_second_hello(self, now: u64) -> Closing {
@@ -267,6 +272,8 @@ impl Connection<Negotiated> {
         }
     }
 
+    // spec[S6-ORDER] §6: verb → token (present, well formed, known; expiry; scope) → version
+    // → tool → lifecycle call; the first failure answers.
     /// The one transition: check `request` in spec §6 order and admit it or deny it.
     pub fn handle_request(
         self,
@@ -276,15 +283,18 @@ impl Connection<Negotiated> {
         now: u64,
     ) -> Admission {
         let id = request.request_id;
-        // spec §6 step 1: the verb is 1..9.
+        // spec[S6-ORDER] §6 step 1: the verb is 1..9.
         let verb = match Verb::from_wire(request.verb) {
             Ok(v) => v,
             Err(_) => {
+                // spec[S10-AUTH-FAILURES] §10 (a): an unknown verb is audited (as are the token
+                // failures below, and failed or repeated negotiations above).
                 let audit = self.audit(now, AuditKind::UnknownVerb).with_request(id);
                 return self.deny(id, DenialCause::UnknownVerb, Some(audit));
             }
         };
-        // spec §6 steps 2–4: token present, well formed, known; not expired; in scope.
+        // spec[S6-ORDER] §6 steps 2–4: token present, well formed, known; not expired; in scope.
+        // spec[S6-TOKEN-PER-REQUEST] §6: every Request carries the token; no session login.
         // Resolved now, through the book as it is now, so revocation is immediate.
         let grant = match resolver.resolve(&request.capability_token, verb, &request.tool_id, now) {
             Ok(g) => g,
@@ -296,8 +306,8 @@ impl Connection<Negotiated> {
                 return self.deny(id, DenialCause::Auth(e), Some(audit));
             }
         };
-        // spec §6 step 5: checked after the token, so an unauthenticated caller learns
-        // nothing about the verb space.
+        // spec[S6-VERSION-AFTER-TOKEN] §6 step 5: checked after the token, so an
+        // unauthenticated caller learns nothing about the verb space.
         let version = self.state.agreement.version();
         if let Err(first) = negotiate::verb_available(verb, version) {
             let audit = self
@@ -312,7 +322,7 @@ impl Connection<Negotiated> {
             };
             return self.deny(id, cause, Some(audit));
         }
-        // spec §6 step 6: a tool adapter knows tool_id (every verb but list_tools).
+        // spec[S6-ORDER] §6 step 6: a tool adapter knows tool_id (every verb but list_tools).
         let tool = if verb.rule().tool_scoped {
             match ToolId::parse(&request.tool_id) {
                 Ok(t) if backend.knows_tool(&t) => Some(t),
@@ -368,6 +378,7 @@ impl Connection<Authorized> {
         (conn, dispatch.run(backend, now))
     }
 
+    // spec[S6-PIPELINE] §6: the connection may admit the next request while this one runs.
     /// Detach the call so it can run elsewhere (pipelining); the connection returns to
     /// `Negotiated` at once and may admit the next request.
     pub fn into_dispatch(self) -> (Connection<Negotiated>, Dispatch) {
@@ -416,6 +427,7 @@ impl Dispatch {
             );
         let result = call_backend(backend, self.authorization, self.call);
         let mut audit = Vec::new();
+        // spec[S10-MUTATIONS] §10 (b): a lifecycle mutation is audited with its outcome.
         if let Some(mverb) = mutation {
             let outcome = match &result {
                 Ok(VerbResult::Apply(view))

@@ -199,7 +199,8 @@ impl Drop for SocketGuard {
     }
 }
 
-// spec §1: on shutdown we remove the socket only if the inode at the path is still ours.
+// spec[S1-LIVE-SOCKET] §1: on shutdown we remove the socket only if the inode at the path
+// is still ours.
 // The check and the unlink are two steps; the directory is ours and 0700, so only our own
 // uid could swap the file in between.
 fn remove_if_ours(path: &Path, dev: u64, ino: u64) -> io::Result<Removal> {
@@ -259,6 +260,7 @@ impl BoundSocket {
     }
 }
 
+// spec[S1-UNIX-ONLY] §1: the surface is a Unix stream socket; loopback TCP is never offered.
 /// Bind a listening Unix socket at `path` the secure way (spec §1). See the module doc.
 ///
 /// - The socket's directory is created `0700` if missing (with any missing ancestors, each
@@ -332,7 +334,8 @@ fn secure_directory(dir: &Path, ours: u32) -> Result<PathBuf, BindError> {
         let next = resolved.join(&comp);
         match fs::symlink_metadata(&next) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                // spec §1: a symlinked component must be owned by root or the runtime's uid.
+                // spec[S1-DIR-0700] §1: a symlinked component must be owned by root or the
+                // runtime's uid.
                 if meta.uid() != 0 && meta.uid() != ours {
                     return Err(BindError::ForeignSymlink {
                         path: next,
@@ -406,8 +409,8 @@ fn create_private_dir(path: &Path) -> Result<bool, BindError> {
     }
 }
 
-// spec §1: the directory MUST be mode 0700 and owned by the runtime's uid; we refuse rather
-// than repair.
+// spec[S1-DIR-0700] §1: the directory MUST be mode 0700 and owned by the runtime's uid; we
+// refuse rather than repair.
 fn check_directory(dir: &Path, ours: u32) -> Result<(), BindError> {
     let meta = fs::symlink_metadata(dir).map_err(io_err("cannot examine", dir))?;
     if !meta.is_dir() {
@@ -448,7 +451,8 @@ fn check_existing(target: &Path) -> Result<Occupant, BindError> {
         Ok(meta) if !meta.file_type().is_socket() => {
             Err(BindError::NotASocket(target.to_path_buf()))
         }
-        // spec §1: a socket already at the path is probed; only a dead one is replaced.
+        // spec[S1-LIVE-SOCKET] §1: a socket already at the path is probed; only a dead one
+        // is replaced.
         Ok(_) => match probe_socket(target) {
             SocketProbe::Live { pid } => Err(BindError::AlreadyServing {
                 path: target.to_path_buf(),
@@ -472,7 +476,8 @@ fn bind_staged(dir: &Path, target: &Path) -> Result<(UnixListener, u64, u64), Bi
         let staged = staging.join(STAGED_NAME);
         let listener =
             UnixListener::bind(&staged).map_err(io_err("cannot bind the socket at", &staged))?;
-        // spec §1: the socket MUST be 0600 before it appears at the target path.
+        // spec[S1-SOCKET-0600] §1: the socket MUST be 0600 before it appears at the target
+        // path.
         fs::set_permissions(&staged, fs::Permissions::from_mode(SOCKET_MODE))
             .map_err(io_err("cannot set mode 0600 on", &staged))?;
         let meta = fs::symlink_metadata(&staged).map_err(io_err("cannot examine", &staged))?;
@@ -491,7 +496,7 @@ fn move_into_place(staged: &Path, target: &Path) -> Result<(), BindError> {
     for _ in 0..4 {
         match check_existing(target)? {
             Occupant::DeadSocket => {
-                // spec §1: only a dead socket is replaced.
+                // spec[S1-LIVE-SOCKET] §1: only a dead socket is replaced.
                 return fs::rename(staged, target)
                     .map_err(io_err("cannot move the socket into place at", target));
             }

@@ -101,7 +101,7 @@ pub fn socket_path(
     env_socket: Option<&str>,
     home: Option<&Path>,
 ) -> Result<PathBuf, DiscoveryError> {
-    // spec §1: an empty AA_DEVINT_SOCKET counts as unset.
+    // spec[S1-SOCKET-PATH] §1: an empty AA_DEVINT_SOCKET counts as unset.
     if let Some(over) = env_socket.filter(|s| !s.is_empty()) {
         let over = PathBuf::from(over);
         if !over.is_absolute() {
@@ -109,7 +109,7 @@ pub fn socket_path(
         }
         return Ok(over);
     }
-    // spec §1: no HOME and no override → error, never a /tmp fallback.
+    // spec[S1-SOCKET-PATH] §1: no HOME and no override → error, never a /tmp fallback.
     let home = home
         .filter(|h| !h.as_os_str().is_empty())
         .ok_or(DiscoveryError::NoHome)?;

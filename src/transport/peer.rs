@@ -68,9 +68,9 @@ pub enum PeerRejected {
 /// kernel.
 pub fn check_peer_uid(peer: Option<u32>, ours: u32) -> Result<u32, PeerRejected> {
     match peer {
-        // spec §1: unreadable credentials are a rejection.
+        // spec[S1-PEER-UID] §1: unreadable credentials are a rejection.
         None => Err(PeerRejected::CredentialsUnreadable),
-        // spec §1: the peer's uid MUST equal the runtime's effective uid.
+        // spec[S1-PEER-UID] §1: the peer's uid MUST equal the runtime's effective uid.
         Some(uid) if uid == ours => Ok(uid),
         Some(peer) => Err(PeerRejected::OtherUid { peer, ours }),
     }

@@ -144,6 +144,8 @@ impl CallError {
         }
     }
 
+    // spec[S4-VOCABULARY] §4: the remediation of a vocabulary error lists the accepted tokens.
+    // spec[S6-REMEDIATION] §6: never empty.
     /// What the client should do; never empty, and for a vocabulary error it lists the
     /// accepted tokens (spec §4).
     pub fn remediation(&self) -> String {
@@ -218,7 +220,7 @@ impl VerbCall {
             Verb::ListTools => VerbCall::ListTools,
             Verb::Plan => {
                 let tool = tool(verb, req)?;
-                // spec §4: settings scope is mandatory on plan, never inferred.
+                // spec[S4-SCOPE-MANDATORY] §4: settings scope is mandatory on plan, never inferred.
                 let args = req.plan.as_ref().ok_or(CallError::MissingSettingsScope)?;
                 if args.settings_scope.is_empty() {
                     return Err(CallError::MissingSettingsScope);
@@ -482,6 +484,7 @@ impl VerbResult {
         }
     }
 
+    // spec[S6-ECHO] §6: `Response.request_id` and `Response.verb` echo the request.
     /// The wire response at the negotiated `version`: echoes `request_id` and the verb and
     /// sets exactly one view, the one for the verb (spec §6).
     pub fn into_response(self, request_id: u64, version: u32) -> pb::Response {
@@ -490,7 +493,7 @@ impl VerbResult {
             verb: self.verb().to_wire() as i32,
             ..pb::Response::default()
         };
-        // spec §6: exactly one view is set, the one for the verb.
+        // spec[S6-ONE-VIEW] §6: exactly one view is set, the one for the verb.
         match &self {
             VerbResult::ListTools(v) => r.tool_list = Some(v.to_wire(version)),
             VerbResult::Plan(v) => r.plan = Some(v.to_wire(version)),
@@ -513,7 +516,7 @@ impl VerbResult {
         resp: &pb::Response,
         version: u32,
     ) -> Result<VerbResult, ResponseError> {
-        // spec §6: `Response.verb` echoes the request; exactly one view is set.
+        // spec[S6-ONE-VIEW] §6: `Response.verb` echoes the request; exactly one view is set.
         if resp.verb != verb.to_wire() as i32 {
             return Err(ResponseError::VerbMismatch {
                 expected: verb,

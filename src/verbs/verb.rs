@@ -69,7 +69,7 @@ impl Verb {
             }
         }
         match self {
-            // spec §6: list_tools is the only verb exempt from the tool check.
+            // spec[S6-SCOPE] §6: list_tools is the only verb exempt from the tool check.
             Verb::ListTools => r(false, false, 1),
             Verb::Plan => r(true, false, 1),
             Verb::Apply => r(true, true, 1),
@@ -77,7 +77,7 @@ impl Verb {
             Verb::Verify => r(true, false, 1),
             Verb::Repair => r(true, true, 1),
             Verb::Remove => r(true, true, 1),
-            // spec §5: only v2 added verbs.
+            // spec[S5-WINDOW] §5: only v2 added verbs.
             Verb::ScopedEvents => r(true, false, 2),
             Verb::ApprovalRelay => r(true, false, 2),
         }
@@ -154,6 +154,7 @@ impl VerbSet {
     /// The empty set: grants nothing.
     pub const EMPTY: VerbSet = VerbSet(0);
 
+    // spec[S7-SCOPE-SETS] §7: read_only = {list_tools, status, verify, scoped_events}.
     /// `read_only` = {list_tools, status, verify, scoped_events} (spec §7).
     pub const fn read_only() -> VerbSet {
         VerbSet(

@@ -6,6 +6,8 @@
 //! (it may be hostile): they give its length and list the accepted tokens instead (spec §4:
 //! "An argument outside its vocabulary is refused with `LIFECYCLE_ERROR` and a remediation
 //! that lists the accepted tokens").
+// spec[S4-VOCABULARY] §4: a token outside its vocabulary is refused (LIFECYCLE_ERROR, listing
+// the accepted tokens); every vocabulary below is closed.
 
 /// A token outside its vocabulary. The message names the field, the length of what was
 /// given (never the text) and every accepted token.
@@ -132,6 +134,7 @@ vocabulary! {
 }
 
 impl Level {
+    // spec[S4-EMPTY-DEFAULTS] §4: an empty `requested_level` means `gateway_protected`.
     /// Parse `PlanArgs.requested_level`: the empty string means `gateway_protected` (spec §4).
     pub fn parse_requested(token: &str) -> Result<Level, OutsideVocabulary> {
         if token.is_empty() {
@@ -427,6 +430,7 @@ vocabulary! {
 }
 
 impl BuildIdSource {
+    // spec[S4-EMPTY-DEFAULTS] §4: an empty `build_id_source` reads as `absent`.
     /// Parse `build_id_source` where the empty string reads as `absent` (spec §4).
     pub fn parse_or_absent(token: &str) -> Result<BuildIdSource, OutsideVocabulary> {
         if token.is_empty() {

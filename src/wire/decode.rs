@@ -85,6 +85,7 @@ impl fmt::Display for FrameErrorKind {
     }
 }
 
+// spec[S2-REFUSE-CLOSE-AUDIT] §2: after a refusal the decoder is poisoned; nothing more is read.
 /// A frame the decoder refused. Each closes the connection and is audited (spec §2); each
 /// carries the direction, the tag and (where known) the message name for the audit record.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -310,7 +311,7 @@ impl<D: FrameDirection> Decoder<D> {
                         return Ok(None);
                     };
                     *input = rest;
-                    // spec §2 (we): an unknown tag is refused as soon as the tag byte is
+                    // spec[S2-TAGS] §2 (we): an unknown tag is refused as soon as the tag byte is
                     // read; its payload is never read.
                     let Some(tag) = D::tag(byte) else {
                         return self.refuse(FrameError::UnknownTag {
@@ -336,8 +337,8 @@ impl<D: FrameDirection> Decoder<D> {
                             Err(fault) => return self.refuse(length_error::<D>(tag, fault)),
                         }
                     };
-                    // spec §2: a length over 1 MiB MUST be rejected before anything is
-                    // allocated.
+                    // spec[S2-MAX-PAYLOAD] §2: a length over 1 MiB MUST be rejected before
+                    // anything is allocated.
                     if len > MAX_PAYLOAD as u64 {
                         return self.refuse(FrameError::PayloadTooLarge {
                             direction: D::DIRECTION,
@@ -432,7 +433,7 @@ impl<D: FrameDirection> Decoder<D> {
                 self.state = State::Tag;
                 Ok(Some(frame))
             }
-            // spec §2 (we): a payload that does not decode is refused.
+            // spec[S2-UNDECODABLE] §2 (we): a payload that does not decode is refused.
             Err(source) => self.refuse(FrameError::MalformedPayload {
                 direction: D::DIRECTION,
                 tag: D::tag_byte(tag),

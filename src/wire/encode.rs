@@ -4,6 +4,8 @@
 //! This file owns the size check on the way out and nothing else: it makes no protocol
 //! decision and does no IO.
 
+// spec[S2-SINGLE-WRITE] §2: a frame is written with a single write of the whole frame; this
+// module makes that possible by producing the whole frame as one buffer.
 use bytes::BufMut;
 
 use super::frame::{Direction, Frame, MAX_PAYLOAD};
@@ -72,7 +74,8 @@ pub fn encode_into<F: Frame>(frame: &F, out: &mut impl BufMut) -> Result<(), Enc
 
 fn checked_payload_len<F: Frame>(frame: &F) -> Result<usize, EncodeError> {
     let len = frame.payload_len();
-    // spec §2: the maximum payload is 1 MiB; we never write what a peer must refuse.
+    // spec[S2-MAX-PAYLOAD] §2: the maximum payload is 1 MiB; we never write what a peer must
+    // refuse.
     if len > MAX_PAYLOAD {
         return Err(EncodeError::PayloadTooLarge {
             direction: F::DIRECTION,

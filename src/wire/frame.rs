@@ -8,10 +8,12 @@ use prost::Message;
 
 use super::pb;
 
+// spec[S2-MAX-PAYLOAD] §2: the maximum payload is 1 MiB, inclusive; zero is legal.
 /// The largest payload a frame may carry: 1 MiB. Exactly this many bytes is allowed, and a
 /// zero-length payload is legal (spec §2).
 pub const MAX_PAYLOAD: usize = 1_048_576;
 
+// spec[S2-TAGS] §2: tags overlap between directions; the direction decides how a tag is read.
 /// Which way a frame travels. Tags overlap between directions, so the direction decides how a
 /// tag is read (spec §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -47,14 +47,14 @@ impl LengthReader {
         self.value |= bits << (7 * u32::from(index));
         self.read += 1;
         if byte & 0x80 == 0 {
-            // spec §2 (we): a non-canonical (over-long) varint is refused. The minimal form
-            // never ends in a zero byte unless it is the single byte 0x00.
+            // spec[S2-VARINT] §2 (we): a non-canonical (over-long) varint is refused. The
+            // minimal form never ends in a zero byte unless it is the single byte 0x00.
             if index > 0 && byte == 0 {
                 return Err(LengthFault::NonCanonical(self.read));
             }
             return Ok(LengthStep::Done(self.value));
         }
-        // spec §2 (we): a varint longer than 10 bytes is refused.
+        // spec[S2-VARINT] §2 (we): a varint longer than 10 bytes is refused.
         if self.read == MAX_VARINT_BYTES {
             return Err(LengthFault::TooLong);
         }

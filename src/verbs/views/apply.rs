@@ -96,8 +96,8 @@ impl ApplyView {
             steps: self.steps.iter().map(|s| s.to_wire(version)).collect(),
             planned_level: self.planned_level.token().to_owned(),
             achieved_level: self.achieved_level.token().to_owned(),
-            // spec §5: a field added at version N is sent only on connections negotiated
-            // at N or above.
+            // spec[S5-FIELD-GATING] §5: a field added at version N is sent only on connections
+            // negotiated at N or above.
             outcome: if version >= APPLY_OUTCOME_SINCE {
                 self.outcome.as_ref().map(|o| o.to_wire(version))
             } else {

@@ -150,7 +150,7 @@ impl StatusView {
             drift_mismatched: strs_to_wire(&self.drift_mismatched),
             state_reason: opt_text_to_wire(&self.state_reason),
             state_remediation: opt_text_to_wire(&self.state_remediation),
-            // spec §5: v3 added `StatusView.policy`; we gate it too.
+            // spec[S5-FIELD-GATING] §5: v3 added `StatusView.policy`; we gate it too.
             policy: policy_to_wire(&self.policy, version),
         }
     }

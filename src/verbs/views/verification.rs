@@ -34,7 +34,7 @@ impl VerificationView {
             missing: strs_to_wire(&self.missing),
             reason: opt_text_to_wire(&self.reason),
             evidence: self.evidence.iter().map(|e| e.to_wire(version)).collect(),
-            // spec §5: v3 added `VerificationView.policy`; we gate it too.
+            // spec[S5-FIELD-GATING] §5: v3 added `VerificationView.policy`; we gate it too.
             policy: policy_to_wire(&self.policy, version),
         }
     }
