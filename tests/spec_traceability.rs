@@ -22,8 +22,6 @@ const PENDING: &[(&str, &str)] = &[
     ),
     ("S5-R8-HANDSHAKE-TIMEOUT", "pending: src/server/config.rs"),
     ("S6-PIPELINE", "pending: src/server/connection.rs"),
-    ("S8-STANDING-TABLE", "pending: src/bin/devint/main.rs"),
-    ("S9-EXIT-CODES", "pending: src/bin/devint/main.rs"),
     ("S10-AUTH-FAILURES", "pending: src/server/accept.rs"),
 ];
 

@@ -10,7 +10,7 @@
 //! |---|---|
 //! | [`vocabulary`] | the spec §4 tokens: capabilities, support, ceilings, scopes, action kinds |
 //! | [`descriptor`] | the descriptor types and the `const` helpers descriptors are written with |
-//! | [`detect`] | binary / extension detection and version compatibility (the only IO here) |
+//! | [`detect`](mod@detect) | binary / extension detection and version compatibility (the only IO here) |
 //! | [`capability`] | declared × detected → `CapabilityView` support and the adapter ceiling |
 //! | [`engine`] | (descriptor, intent, scope) → key edits plus a per-mechanism report |
 //! | [`table`] | the generated `docs/tools.md` |

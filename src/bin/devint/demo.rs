@@ -16,7 +16,7 @@ use std::time::Duration;
 use devint::verbs::{Profile, SettingsScope, ToolId, VerbSet};
 use serde_json::Value;
 
-use crate::backend::{BackendSite, HAS_LIFECYCLE_BACKEND};
+use crate::backend::BackendSite;
 use crate::connect::Ctx;
 use crate::enrol::EnrolArgs;
 use crate::exit::{CliError, Exit};
@@ -333,18 +333,9 @@ async fn steps(
             "the settings file differs from the original after the demo",
         ));
     }
-    match walked {
-        Ok(()) => {
-            say(&out, "\ndemo complete: every step ran against the real runtime, and the settings file is back byte for byte.");
-            Ok(Exit::Ok)
-        }
-        Err(e) => {
-            if !HAS_LIFECYCLE_BACKEND {
-                say(&out, "\ndemo stopped early: this build has no lifecycle backend yet, so the runtime refuses plan; the settings file was never touched.");
-            }
-            Err(e)
-        }
-    }
+    walked?;
+    say(&out, "\ndemo complete: every step ran against the real runtime, and the settings file is back byte for byte.");
+    Ok(Exit::Ok)
 }
 
 /// Change one value the apply added or changed in the settings file, editing only that

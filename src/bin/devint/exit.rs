@@ -11,6 +11,7 @@ use devint::wire::pb::DenyCode;
 
 /// The CLI exit codes (spec §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// spec[S9-EXIT-CODES] §9: exactly these codes, 0–11.
 pub enum Exit {
     /// 0: success.
     Ok = 0,

@@ -14,7 +14,6 @@ mod completions;
 mod connect;
 mod consent;
 mod demo;
-mod discovery_only;
 mod enrol;
 mod events;
 mod exit;

@@ -122,9 +122,6 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
     println!("devint runtime serving on {}", socket.display());
     println!("  state directory: {}", state.devint().display());
     println!("  audit log: {}", state.audit_log().display());
-    if !crate::backend::HAS_LIFECYCLE_BACKEND {
-        println!("  note: this build has no lifecycle backend yet; tools and status work, plan/apply are refused");
-    }
     if runtime.nobody_enrolled {
         println!("no client is enrolled yet; enrol one with:");
         println!("  {}", enrol_command(socket, state));

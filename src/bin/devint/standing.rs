@@ -33,6 +33,7 @@ pub enum Decision {
 
 /// spec §8 table, plus our override rule: `allow_unverified` turns an unverifiable refusal
 /// (exit 11) into a warned proceed, and nothing else.
+// spec[S8-STANDING-TABLE] §8: unverifiable refuses privileged commands (11); refuted refuses all (10).
 pub fn decide(standing: &Standing, privileged: bool, allow_unverified: bool) -> Decision {
     match standing.permits(privileged) {
         Ok(Permit::Proceed) => Decision::Proceed,
