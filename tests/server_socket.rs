@@ -414,6 +414,17 @@ async fn the_connection_limit_closes_the_extra_socket_and_audits_it() {
         }
     })
     .await;
+    // The real client sees a typed close, not a hang.
+    let refused = guarded(
+        "refused connect",
+        DevIntClient::connect(&rt.socket, "extra", "0"),
+    )
+    .await;
+    assert!(
+        matches!(refused, Err(ClientIoError::ClosedMidCall)),
+        "{:?}",
+        refused.err()
+    );
     // The admitted connection still works.
     let mut first = first.authorize(rt.secret());
     guarded("list_tools", first.list_tools()).await.unwrap();
