@@ -743,3 +743,75 @@ async fn a_peer_that_stops_reading_is_dropped_after_the_write_timeout() {
     writer.abort();
     rt.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hello_dribbled_byte_by_byte_past_the_handshake_deadline_is_dropped() {
+    let mut rt = start(
+        Arc::new(CountingBackend::default()),
+        Limits {
+            handshake_timeout: Duration::from_millis(200),
+            ..limits()
+        },
+    );
+    let hello = encode(&ClientFrame::Hello(pb::Hello {
+        client_name: "a-slow-dribbling-client".into(),
+        client_version: "0.0.0".into(),
+        di_api_versions: vec![1, 2, 3, 4, 5],
+        lifecycle_schema_versions: vec![1],
+    }))
+    .unwrap();
+    let mut raw = Raw::connect(&rt.socket).await;
+    // Every gap is shorter than the timeout; the whole Hello takes far longer.
+    for byte in &hello {
+        if raw.stream.write_all(&[*byte]).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    let frames = raw.until_closed().await;
+    assert!(
+        !frames.iter().any(|f| matches!(f, ServerFrame::HelloAck(_))),
+        "{frames:?}"
+    );
+    assert!(rt.audited(|k| *k == AuditKind::HandshakeTimeout));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_past_the_request_deadline_is_denied_and_later_answers_keep_their_order() {
+    let gate = Arc::new(Gate::default());
+    let backend = Arc::new(GatedBackend::new("codex", gate.clone()));
+    let mut rt = start(
+        backend,
+        Limits {
+            request_deadline: Duration::from_millis(200),
+            ..limits()
+        },
+    );
+    let mut raw = Raw::connect(&rt.socket).await;
+    raw.hello(vec![5]).await;
+    let t = rt.token.clone();
+    raw.send(&[
+        request(
+            &VerbCall::Status {
+                tool: tool("codex"),
+            },
+            1,
+            &t,
+        ),
+        request(&VerbCall::ListTools, 2, &t),
+    ])
+    .await;
+    let first = raw.recv().await.expect("an answer");
+    match &first {
+        ServerFrame::Denied(d) => {
+            assert_eq!(d.request_id, 1);
+            assert_eq!(d.code, pb::DenyCode::LifecycleError as i32);
+        }
+        other => panic!("expected a deadline denial, got {other:?}"),
+    }
+    let second = raw.recv().await.expect("an answer");
+    assert!(matches!(second, ServerFrame::Response(ref r) if r.request_id == 2));
+    gate.release();
+    rt.shutdown().await;
+}
