@@ -480,8 +480,9 @@ fn main() {
         "op/s",
         "≥ 0.85x",
     );
-    let di_mem = memory_per_connection(&rt, di, Some(&fx.hello), 1000);
+    // Echo first: memory freed by one measurement is reused by the next.
     let echo_mem = memory_per_connection(&rt, echo, None, 1000);
+    let di_mem = memory_per_connection(&rt, di, Some(&fx.hello), 1000);
     println!(
         "{:<34} devint {:>10.0} B     echo {:>10.0} B     (target ≤ 16384 B per devint connection)",
         "RSS per idle connection (1,000)", di_mem, echo_mem

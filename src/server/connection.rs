@@ -23,11 +23,10 @@ use super::clock::unix_now;
 use super::runtime::Shared;
 
 /// What the writer sends next, in request order.
-// Moved once per frame and never stored in bulk; boxing would only add an allocation.
-#[allow(clippy::large_enum_variant)]
 enum Outgoing {
-    /// A frame ready now (`HelloAck`, `Denied`, `Incompatible`).
-    Ready(ServerFrame),
+    /// A frame ready now (`HelloAck`, `Denied`, `Incompatible`). Boxed: the queue's slots
+    /// are sized by the largest variant, and a `ServerFrame` holds every view inline.
+    Ready(Box<ServerFrame>),
     /// An authorised call running on the blocking pool.
     Running {
         request_id: u64,
@@ -139,7 +138,7 @@ async fn process(shared: &Arc<Shared>, step: Step, tx: &mpsc::Sender<Outgoing>) 
                 shared.record(event);
             }
             if let Some(frame) = frame {
-                if tx.send(Outgoing::Ready(frame)).await.is_err() {
+                if tx.send(Outgoing::Ready(Box::new(frame))).await.is_err() {
                     return false;
                 }
             }
@@ -170,7 +169,7 @@ async fn write_in_order(
 ) {
     while let Some(outgoing) = rx.recv().await {
         let frame = match outgoing {
-            Outgoing::Ready(frame) => frame,
+            Outgoing::Ready(frame) => *frame,
             Outgoing::Running {
                 request_id,
                 verb,
