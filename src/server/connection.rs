@@ -36,7 +36,9 @@ enum Outgoing {
     },
 }
 
-const READ_CHUNK: usize = 8 * 1024;
+// Held by every open connection, idle or not: small enough for the 16 KiB per idle
+// connection budget; a large frame just takes more reads.
+const READ_CHUNK: usize = 4 * 1024;
 
 pub(crate) async fn run_connection(
     shared: Arc<Shared>,
