@@ -7,6 +7,8 @@
 //! Every test has its own runtime, socket and book directory. No assertion is on elapsed
 //! time: the only timeouts here are hang guards that turn a missing close into a failure.
 
+#![cfg(feature = "test-support")]
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
