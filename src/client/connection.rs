@@ -73,7 +73,7 @@ struct FramedStream {
 impl FramedStream {
     async fn send(&mut self, frame: &ClientFrame) -> Result<(), ClientIoError> {
         let bytes = encode(frame)?;
-        self.stream.write_all(&bytes).await?;
+        self.stream.write_all(&bytes).await.map_err(closed_or_io)?;
         Ok(())
     }
 
@@ -88,7 +88,11 @@ impl FramedStream {
                     return Ok(frame);
                 }
             }
-            let n = self.stream.read(&mut self.buf).await?;
+            let n = self
+                .stream
+                .read(&mut self.buf)
+                .await
+                .map_err(closed_or_io)?;
             if n == 0 {
                 return Err(ClientIoError::ClosedMidCall);
             }
@@ -154,6 +158,17 @@ impl DevIntClient {
             options,
             path: path.into(),
         })
+    }
+}
+
+/// A peer that went away (reset, broken pipe) is the same typed error as a clean close,
+/// whichever of the two the OS happens to report.
+fn closed_or_io(e: std::io::Error) -> ClientIoError {
+    match e.kind() {
+        std::io::ErrorKind::ConnectionReset
+        | std::io::ErrorKind::BrokenPipe
+        | std::io::ErrorKind::UnexpectedEof => ClientIoError::ClosedMidCall,
+        _ => ClientIoError::Io(e),
     }
 }
 

@@ -5,8 +5,11 @@
 //! decision is the sans-IO [`crate::session::Client`]'s; this module owns the socket, the
 //! timeouts (connect, handshake, each call) and the token file loading.
 
+// Under `--cfg loom` tokio has no `net`, so the socket client is left out.
+#[cfg(not(loom))]
 mod connection;
 mod error;
 
+#[cfg(not(loom))]
 pub use connection::{load_token, AuthorizedClient, ClientOptions, DevIntClient, NegotiatedClient};
 pub use error::{ClientIoError, Stage};

@@ -23,11 +23,10 @@ use super::clock::unix_now;
 use super::runtime::Shared;
 
 /// What the writer sends next, in request order.
-// Moved once per frame and never stored in bulk; boxing would only add an allocation.
-#[allow(clippy::large_enum_variant)]
 enum Outgoing {
-    /// A frame ready now (`HelloAck`, `Denied`, `Incompatible`).
-    Ready(ServerFrame),
+    /// A frame ready now (`HelloAck`, `Denied`, `Incompatible`). Boxed: the queue's slots
+    /// are sized by the largest variant, and a `ServerFrame` holds every view inline.
+    Ready(Box<ServerFrame>),
     /// An authorised call running on the blocking pool.
     Running {
         request_id: u64,
@@ -37,7 +36,9 @@ enum Outgoing {
     },
 }
 
-const READ_CHUNK: usize = 8 * 1024;
+// Held by every open connection, idle or not: small enough for the 16 KiB per idle
+// connection budget; a large frame just takes more reads.
+const READ_CHUNK: usize = 4 * 1024;
 
 pub(crate) async fn run_connection(
     shared: Arc<Shared>,
@@ -58,18 +59,27 @@ async fn drive(
 ) {
     let (mut reader, writer) = stream.into_split();
     let (tx, rx) = mpsc::channel::<Outgoing>(shared.limits.max_in_flight.max(1));
-    let writer = tokio::spawn(write_in_order(Arc::clone(&shared), writer, rx));
+    // Aborted if this task is (at the end of the shutdown grace), so no writer outlives it
+    // holding the socket open.
+    let mut writer = AbortOnDrop(tokio::spawn(write_in_order(
+        Arc::clone(&shared),
+        writer,
+        rx,
+    )));
     let mut decoder = Decoder::<ClientToServer>::new();
     let mut buf = vec![0u8; READ_CHUNK];
+    // spec §5 rule 8: the handshake deadline counts from accept, not from the last byte, so
+    // a peer dribbling a partial `Hello` cannot hold the connection open.
+    let hello_deadline = tokio::time::Instant::now() + shared.limits.handshake_timeout;
     'read: loop {
-        let wait = if conn.version().is_some() {
-            shared.limits.idle_timeout
+        let deadline = if conn.version().is_some() {
+            tokio::time::Instant::now() + shared.limits.idle_timeout
         } else {
             // spec §5 rule 8: no Hello within the handshake timeout → dropped, audited.
-            shared.limits.handshake_timeout
+            hello_deadline
         };
         let read = tokio::select! {
-            r = tokio::time::timeout(wait, reader.read(&mut buf)) => r,
+            r = tokio::time::timeout_at(deadline, reader.read(&mut buf)) => r,
             _ = stop.changed() => break 'read,
             () = tx.closed() => break 'read,
         };
@@ -107,7 +117,15 @@ async fn drive(
         }
     }
     drop(tx);
-    let _ = writer.await;
+    let _ = (&mut writer.0).await;
+}
+
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Act on one step of the session core; false when the connection must close.
@@ -122,7 +140,7 @@ async fn process(shared: &Arc<Shared>, step: Step, tx: &mpsc::Sender<Outgoing>) 
                 shared.record(event);
             }
             if let Some(frame) = frame {
-                if tx.send(Outgoing::Ready(frame)).await.is_err() {
+                if tx.send(Outgoing::Ready(Box::new(frame))).await.is_err() {
                     return false;
                 }
             }
@@ -153,14 +171,17 @@ async fn write_in_order(
 ) {
     while let Some(outgoing) = rx.recv().await {
         let frame = match outgoing {
-            Outgoing::Ready(frame) => frame,
+            Outgoing::Ready(frame) => *frame,
             Outgoing::Running {
                 request_id,
                 verb,
                 started,
                 call,
             } => {
-                let answer = tokio::time::timeout(shared.limits.request_deadline, call).await;
+                // The deadline counts from dispatch, not from when this answer's turn came.
+                let deadline =
+                    tokio::time::Instant::from_std(started + shared.limits.request_deadline);
+                let answer = tokio::time::timeout_at(deadline, call).await;
                 let frame = match answer {
                     Ok(Ok(answer)) => {
                         for event in &answer.audit {

@@ -14,13 +14,18 @@
 //! 3. Serve: `server.serve(socket, shutdown_future).await?;` — returns after shutdown, the
 //!    grace period, and removal of the socket (only if its inode is still ours).
 
+// Under `--cfg loom` tokio has no `net`: only the socket-free parts (slots, limits) build,
+// which is all the loom model of `ConnectionSlots` needs.
+#[cfg(not(loom))]
 mod accept;
 mod clock;
 mod config;
+#[cfg(not(loom))]
 mod connection;
 mod runtime;
 mod slots;
 
+#[cfg(not(loom))]
 pub use accept::ServeError;
 pub use clock::unix_now;
 pub use config::{Limits, ServeConfig, ENABLE_ENV};
