@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 fn harness_for(target: &str) -> Option<fn(&[u8])> {
     match target {
         "frame_decoders" => Some(devint::wire::fuzz_harness::decode_both),
+        "settings_edit" => Some(devint::lifecycle::edit::fuzz_harness::edit_roundtrip),
+        "enrolment_book" => Some(devint::auth::fuzz_harness::load_book),
         _ => None,
     }
 }
