@@ -20,7 +20,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use devint::audit::TracingAuditSink;
-use devint::auth::{BookFile, ClientName, EnrolmentBook, Scope, SharedBook, ToolScope, TokenSecret};
+use devint::auth::{
+    BookFile, ClientName, EnrolmentBook, Scope, SharedBook, TokenSecret, ToolScope,
+};
 use devint::client::{DevIntClient, NegotiatedClient};
 use devint::server::{unix_now, Limits, Server};
 use devint::testing::CountingBackend;
@@ -300,7 +302,12 @@ async fn run() -> Result<bool, String> {
     // Every idle connection must still be alive and usable after the soak.
     let mut idle_lost = 0u64;
     for client in idle {
-        if client.authorize(token()).status(tool.clone()).await.is_err() {
+        if client
+            .authorize(token())
+            .status(tool.clone())
+            .await
+            .is_err()
+        {
             idle_lost += 1;
         }
     }
@@ -332,7 +339,10 @@ async fn run() -> Result<bool, String> {
         "load: open connections start {open_at_start}, end {open_at_end}; idle connections lost {idle_lost}"
     );
     let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
-    println!("load: target 0 errors: {}", verdict(errors == 0 && idle_lost == 0));
+    println!(
+        "load: target 0 errors: {}",
+        verdict(errors == 0 && idle_lost == 0)
+    );
     println!("load: target RSS growth < 5 %: {}", verdict(growth < 5.0));
     println!("load: target p99 <= 2 x p50: {}", verdict(p99 <= 2 * p50));
     Ok(errors == 0 && idle_lost == 0 && served > 0)

@@ -29,7 +29,13 @@ impl Tmpfs {
         }
         let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
         let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size},mode=0700"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
             .arg(dir.path())
             .status();
         match status {
@@ -266,7 +272,10 @@ fn a_read_only_file_system_refuses_to_open_the_audit_log_and_the_chain_still_ver
 
     // A log that does not exist yet cannot be created there either, and says so.
     let err = JsonLinesAuditLog::open(fs_.path().join("new.jsonl")).unwrap_err();
-    assert!(matches!(&err, AuditError::Io { source, .. } if source.raw_os_error() == Some(EROFS)), "{err:?}");
+    assert!(
+        matches!(&err, AuditError::Io { source, .. } if source.raw_os_error() == Some(EROFS)),
+        "{err:?}"
+    );
     assert!(!fs_.path().join("new.jsonl").exists());
 }
 
@@ -281,7 +290,8 @@ fn a_missing_book_on_a_read_only_file_system_still_loads_as_empty() {
     assert!(file.load().unwrap().is_empty());
     let err = file.save(&book_with(1)).unwrap_err();
     assert!(
-        matches!(os_error(&err), Some(EROFS)) || matches!(&err, BookFileError::Io { source, .. } if source.kind() == ErrorKind::ReadOnlyFilesystem),
+        matches!(os_error(&err), Some(EROFS))
+            || matches!(&err, BookFileError::Io { source, .. } if source.kind() == ErrorKind::ReadOnlyFilesystem),
         "{err:?}"
     );
 }

@@ -127,7 +127,10 @@ fn every_hostile_case_names_a_test_that_exists_in_the_tree() {
         }
         for name in &row.tests {
             if !is_ident(name) {
-                missing.push(format!("row {}: `{name}` is not a test function name", row.number));
+                missing.push(format!(
+                    "row {}: `{name}` is not a test function name",
+                    row.number
+                ));
             } else if !known.contains(name) {
                 missing.push(format!("row {}: `{name}`", row.number));
             }
@@ -157,7 +160,10 @@ fn the_parser_reads_rows_and_ignores_headers_and_prose() {
 #[test]
 fn the_function_scanner_finds_whole_word_fn_names_only() {
     let mut names = BTreeSet::new();
-    fn_names("fn alpha() {}\n    async fn beta_2(x: u8)\n let defn gamma = 1; pub(crate) fn delta<T>()", &mut names);
+    fn_names(
+        "fn alpha() {}\n    async fn beta_2(x: u8)\n let defn gamma = 1; pub(crate) fn delta<T>()",
+        &mut names,
+    );
     let found: Vec<&str> = names.iter().map(String::as_str).collect();
     assert_eq!(found, ["alpha", "beta_2", "delta"]);
 }

@@ -233,7 +233,10 @@ impl AuditSink for JsonLinesAuditLog {
             // A full disk can take part of the line, and a failed sync leaves a line the
             // caller was told is lost: cut the file back to the last complete record so the
             // chain still verifies and the next record links to the right head.
-            let cut = tail.file.set_len(tail.len).and_then(|()| tail.file.sync_data());
+            let cut = tail
+                .file
+                .set_len(tail.len)
+                .and_then(|()| tail.file.sync_data());
             tail.resync = cut.is_err();
             return Err(e);
         }
