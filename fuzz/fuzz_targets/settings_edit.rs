@@ -73,7 +73,11 @@ fn element_roundtrip(data: &[u8]) {
         .expect("our own output reverses");
     match current {
         Some(text) => assert_eq!(back.file, FileAction::Write(text.to_owned())),
-        None => assert_eq!(back.file, FileAction::Delete, "a file we created is deleted"),
+        None => assert_eq!(
+            back.file,
+            FileAction::Delete,
+            "a file we created is deleted"
+        ),
     }
 }
 
