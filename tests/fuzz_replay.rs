@@ -13,6 +13,8 @@ fn harness_for(target: &str) -> Option<fn(&[u8])> {
         "session_server" => Some(devint::session::fuzz_harness::server_sequence),
         #[cfg(feature = "test-support")]
         "session_client" => Some(devint::session::fuzz_harness::client_frames),
+        "settings_edit" => Some(devint::lifecycle::edit::fuzz_harness::edit_roundtrip),
+        "enrolment_book" => Some(devint::auth::fuzz_harness::load_book),
         _ => None,
     }
 }

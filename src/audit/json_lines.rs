@@ -103,6 +103,11 @@ pub fn verify(path: &Path) -> Result<ChainHead, VerifyError> {
 struct Tail {
     file: File,
     head: String,
+    /// The file's length after the last complete record: what a failed append is cut
+    /// back to.
+    len: u64,
+    /// A failed append could not be cut back; re-read the chain before the next append.
+    resync: bool,
 }
 
 /// The append-only audit file (`0600`). Each record is written with one `write` and synced
@@ -147,9 +152,15 @@ impl JsonLinesAuditLog {
             }
             Err(VerifyError::Io { source, .. }) => return Err(io("read", source)),
         };
+        let len = file.metadata().map_err(|e| io("inspect", e))?.len();
         Ok(JsonLinesAuditLog {
             path,
-            tail: Mutex::new(Tail { file, head }),
+            tail: Mutex::new(Tail {
+                file,
+                head,
+                len,
+                resync: false,
+            }),
         })
     }
 
@@ -168,9 +179,44 @@ impl JsonLinesAuditLog {
     }
 }
 
+impl JsonLinesAuditLog {
+    /// After a failed append that could not be cut back: take the head and length from the
+    /// file itself, refusing to extend a chain that no longer verifies.
+    fn resync(&self, tail: &mut Tail) -> Result<(), AuditError> {
+        let chain = verify(&self.path).map_err(|e| match e {
+            VerifyError::ChainBroken { path, line } => AuditError::ChainBroken { path, line },
+            VerifyError::Io { path, source } => AuditError::Io {
+                action: "read",
+                path,
+                source,
+            },
+        })?;
+        tail.len = tail
+            .file
+            .metadata()
+            .map_err(|source| AuditError::Io {
+                action: "inspect",
+                path: self.path.clone(),
+                source,
+            })?
+            .len();
+        tail.head = chain.head_sha256;
+        tail.resync = false;
+        Ok(())
+    }
+}
+
 impl AuditSink for JsonLinesAuditLog {
     fn record(&self, event: &AuditEvent) -> Result<(), AuditError> {
         let mut tail = self.tail.lock().map_err(|_| AuditError::Poisoned)?;
+        let io = |action, source| AuditError::Io {
+            action,
+            path: self.path.clone(),
+            source,
+        };
+        if tail.resync {
+            self.resync(&mut tail)?;
+        }
         let line = format!(
             "{{\"prev_sha256\":\"{}\",\"event\":{}}}",
             tail.head,
@@ -178,15 +224,23 @@ impl AuditSink for JsonLinesAuditLog {
         );
         let mut bytes = line.clone().into_bytes();
         bytes.push(b'\n');
-        let io = |action, source| AuditError::Io {
-            action,
-            path: self.path.clone(),
-            source,
-        };
-        tail.file
+        let appended = tail
+            .file
             .write_all(&bytes)
-            .map_err(|e| io("append to", e))?;
-        tail.file.sync_data().map_err(|e| io("sync", e))?;
+            .map_err(|e| io("append to", e))
+            .and_then(|()| tail.file.sync_data().map_err(|e| io("sync", e)));
+        if let Err(e) = appended {
+            // A full disk can take part of the line, and a failed sync leaves a line the
+            // caller was told is lost: cut the file back to the last complete record so the
+            // chain still verifies and the next record links to the right head.
+            let cut = tail
+                .file
+                .set_len(tail.len)
+                .and_then(|()| tail.file.sync_data());
+            tail.resync = cut.is_err();
+            return Err(e);
+        }
+        tail.len += bytes.len() as u64;
         tail.head = line_hash(line.as_bytes());
         Ok(())
     }

@@ -13,6 +13,8 @@
 //!   type the loom model checks), [`BookFile`] (the `0600` file, atomic and durable
 //!   writes, `flock` for writers) and [`SharedBook`] (the server's copy, reloaded when the
 //!   file changes so revocation is immediate).
+//! - [`fuzz_harness`]: the invariant checks the `enrolment_book` fuzz target and its
+//!   corpus replay run against [`BookFile::load`].
 //! - The client's token file: [`write_token_file`], [`read_token_file`], [`token_file_path`].
 //!
 //! It must never: store or log a secret (only its SHA-256 digest is kept, compared in
@@ -21,6 +23,7 @@
 
 mod book;
 mod book_file;
+pub mod fuzz_harness;
 mod grant;
 mod ids;
 mod live;
