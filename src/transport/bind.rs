@@ -245,6 +245,8 @@ impl BoundSocket {
         (self.listener, self.guard)
     }
 
+    // tokio has no `net` under loom; the loom models never bind a socket.
+    #[cfg(not(loom))]
     /// Make the listener non-blocking and hand it to tokio. Must be called within a tokio
     /// runtime.
     pub fn into_tokio(self) -> io::Result<(tokio::net::UnixListener, SocketGuard)> {

@@ -16,7 +16,9 @@ pub use discovery::{
     discover, discover_from_env, socket_path, socket_path_from_env, DiscoveryError,
     SocketDiscovery, DEFAULT_SOCKET_UNDER_HOME, ENV_SOCKET,
 };
+#[cfg(not(loom))]
+pub use peer::verify_peer;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 pub use peer::verify_peer_fd;
-pub use peer::{check_peer_uid, verify_peer, PeerRejected, PeerVerified};
+pub use peer::{check_peer_uid, PeerRejected, PeerVerified};
 pub use probe::{probe_socket, SocketProbe};

@@ -80,6 +80,8 @@ fn our_euid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
+// tokio has no `net` under loom; the loom models never accept a connection.
+#[cfg(not(loom))]
 /// Check the peer of an accepted tokio stream (SO_PEERCRED on Linux, getpeereid elsewhere)
 /// and mint the proof. Call it before reading any byte.
 pub fn verify_peer(stream: &tokio::net::UnixStream) -> Result<PeerVerified, PeerRejected> {

@@ -104,7 +104,7 @@ impl Choices {
         b
     }
     fn one_in(&mut self, n: u8) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 }
 
