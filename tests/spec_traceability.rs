@@ -11,19 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Rules known to be enforced in a file not yet annotated: `(id, "pending: <file>")`.
-const PENDING: &[(&str, &str)] = &[
-    ("S1-PEER-UID", "pending: src/server/accept.rs"),
-    ("S1-ENABLE-SWITCH", "pending: src/server/config.rs"),
-    ("S2-SINGLE-WRITE", "pending: src/server/connection.rs"),
-    ("S2-SINGLE-WRITE", "pending: src/client/connection.rs"),
-    (
-        "S5-R8-HANDSHAKE-TIMEOUT",
-        "pending: src/server/connection.rs",
-    ),
-    ("S5-R8-HANDSHAKE-TIMEOUT", "pending: src/server/config.rs"),
-    ("S6-PIPELINE", "pending: src/server/connection.rs"),
-    ("S10-AUTH-FAILURES", "pending: src/server/accept.rs"),
-];
+const PENDING: &[(&str, &str)] = &[];
 
 /// The fewest rules the table may have; fewer means the extraction was cut short.
 const MIN_RULES: usize = 30;

@@ -73,6 +73,7 @@ struct FramedStream {
 impl FramedStream {
     async fn send(&mut self, frame: &ClientFrame) -> Result<(), ClientIoError> {
         let bytes = encode(frame)?;
+        // spec[S2-SINGLE-WRITE] §2: the whole frame in one write.
         self.stream.write_all(&bytes).await.map_err(closed_or_io)?;
         Ok(())
     }

@@ -98,11 +98,12 @@ fn admit(
     tasks: &mut JoinSet<()>,
 ) {
     let now = unix_now();
-    // spec §1: the peer's uid is checked at accept, before any byte is read.
+    // spec[S1-PEER-UID] §1: the peer's uid is checked at accept, before any byte is read.
     let peer = match verify_peer(&stream) {
         Ok(p) => p,
         Err(rejected) => {
             tracing::warn!(connection = id, %rejected, "peer rejected");
+            // spec[S10-AUTH-FAILURES] §10: rejected peers are audited.
             let mut event = AuditEvent::new(now, AuditKind::PeerRejected).with_connection(id);
             if let crate::transport::PeerRejected::OtherUid { peer, .. } = rejected {
                 event = event.with_peer_uid(peer);
@@ -125,6 +126,7 @@ fn admit(
                 ?limit,
                 "connection refused at a limit"
             );
+            // spec[S10-AUTH-FAILURES] §10: connections refused at a limit are audited.
             shared.record(
                 &AuditEvent::new(now, AuditKind::ConnectionRefusedAtLimit { limit })
                     .with_connection(id)

@@ -28,6 +28,7 @@ impl Default for Limits {
         Limits {
             max_connections: 1024,
             max_connections_per_uid: 1024,
+            // spec[S5-R8-HANDSHAKE-TIMEOUT] §5 rule 8: 5 s to send Hello.
             handshake_timeout: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(300),
             request_deadline: Duration::from_secs(60),
@@ -54,7 +55,8 @@ impl ServeConfig {
         ServeConfig::from_value(std::env::var(ENABLE_ENV).ok().as_deref())
     }
 
-    /// spec §1: on only when the value is `1`, `true` or `yes` (any case); off otherwise.
+    /// On only when the value is `1`, `true` or `yes` (any case); off otherwise.
+    // spec[S1-ENABLE-SWITCH] §1: `1`, `true` or `yes`, case-insensitive; off otherwise.
     pub fn from_value(value: Option<&str>) -> ServeConfig {
         let enabled = value
             .map(|v| {

@@ -68,7 +68,7 @@ async fn drive(
     )));
     let mut decoder = Decoder::<ClientToServer>::new();
     let mut buf = vec![0u8; READ_CHUNK];
-    // spec §5 rule 8: the handshake deadline counts from accept, not from the last byte, so
+    // spec[S5-R8-HANDSHAKE-TIMEOUT] §5 rule 8: the handshake deadline counts from accept, not from the last byte, so
     // a peer dribbling a partial `Hello` cannot hold the connection open.
     let hello_deadline = tokio::time::Instant::now() + shared.limits.handshake_timeout;
     'read: loop {
@@ -151,7 +151,8 @@ async fn process(shared: &Arc<Shared>, step: Step, tx: &mpsc::Sender<Outgoing>) 
             let verb = dispatch.call().verb().token();
             let backend = Arc::clone(&shared.backend);
             let now = unix_now();
-            // A backend call may block (files, probes): never on the async worker threads.
+            // spec[S6-PIPELINE] §6: a slow verb never blocks other connections or the
+            // runtime's threads; answers still leave in request order (the FIFO above).
             let call = tokio::task::spawn_blocking(move || dispatch.run(&*backend, now));
             let outgoing = Outgoing::Running {
                 request_id,
@@ -219,7 +220,7 @@ async fn write_in_order(
                 break;
             }
         };
-        // spec §2: a frame is written with a single write of the whole frame; a peer that
+        // spec[S2-SINGLE-WRITE] §2: a frame is written with a single write of the whole frame; a peer that
         // stops reading is dropped after the write timeout.
         match tokio::time::timeout(shared.limits.write_timeout, writer.write_all(&bytes)).await {
             Ok(Ok(())) => {}
