@@ -1,29 +1,25 @@
-//! Embed the DI-API server in a runtime with a tiny custom backend.
-//!
-//! `cargo run --example embed_server -- /tmp/demo/devint.sock` serves until Ctrl-C and
-//! writes the client's token to `devint.token` beside the socket. With no argument it
-//! serves in a temporary directory, checks itself with the client, and exits.
+//! Embed the DI-API server in a runtime with a tiny custom backend, then check it with the
+//! client. `cargo run --example embed_server` serves in a private temporary directory,
+//! answers one authorised `status`, and exits. A real runtime would serve until shutdown.
+//! The embedding itself (the backend and the lines up to `server.serve`) is under 50 lines of
+//! code; the rest is this example's own client check.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::{fs, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
-use devint::audit::TracingAuditSink;
-use devint::auth::ToolScope;
-use devint::auth::{write_token_file, BookFile, ClientName, Scope, SharedBook, TokenSecret};
+use devint::auth::{BookFile, ClientName, Scope, SharedBook, ToolScope};
 use devint::lifecycle::{Lifecycle, LifecycleError as E};
 use devint::session::{Authorization as A, ToolAuthorization as T};
 use devint::verbs::*;
-use devint::{client::DevIntClient, server::Server, transport::bind_secure};
+use devint::{audit::TracingAuditSink, client::DevIntClient, server::Server, transport};
 
-type Error = Box<dyn std::error::Error>;
-
-/// A read-only backend that knows one tool and reports it as not integrated.
+/// A read-only backend that knows one tool and reports it as detected, not integrated.
 struct Demo;
 
 fn no() -> E {
-    let why = Sentence::from_static("this demo runtime is read-only");
-    E::refused(why, Sentence::from_static("call status instead"))
+    E::refused(
+        Sentence::from_static("this demo runtime is read-only"),
+        Sentence::from_static("call status"),
+    )
 }
 
 #[rustfmt::skip] // One line per verb reads better here than rustfmt's layout.
@@ -37,67 +33,55 @@ impl Lifecycle for Demo {
     fn remove(&self, _: &T, _: Option<&PlanId>) -> Result<RemovalView, E> { Err(no()) }
     fn scoped_events(&self, _: &T, _: u32, _: u64) -> Result<ScopedEventList, E> { Err(no()) }
     fn approval_relay(&self, _: &T, _: &ApprovalId, _: UserInput) -> Result<ApprovalRelayAck, E> { Err(no()) }
-    fn status(&self, auth: &T) -> Result<StatusView, E> {
-        Ok(StatusView {
-            tool_id: auth.tool().clone(), phase: Phase::DetectedNotIntegrated, state: StatusState::Ladder,
-            achieved_level: Level::DetectedNotIntegrated, planned_level: None, next_level: None,
-            adapter_ceiling: AdapterCeiling::L0Discover, compatibility: Compatibility::Unknown,
-            evidence: vec![], observed_at_unix_secs: auth.now(), drift_mismatched: vec![],
-            state_reason: None, state_remediation: None, policy: None,
-        })
-    }
-}
-
-/// What a client sees: `status` of the demo tool.
-async fn self_test(socket: &Path, secret: TokenSecret) -> Result<(), Error> {
-    let client = DevIntClient::connect(socket, "self-test", "0").await?;
-    let status = client
-        .authorize(secret)
-        .status(ToolId::parse("demo-tool")?)
-        .await?;
-    let (tool, at) = (status.tool_id.as_str(), status.observed_at_unix_secs);
-    println!("self-test: {tool} is {:?} (observed at {at})", status.phase);
-    Ok(())
+    fn status(&self, auth: &T) -> Result<StatusView, E> { Ok(StatusView {
+        tool_id: auth.tool().clone(), phase: Phase::DetectedNotIntegrated, state: StatusState::Ladder,
+        achieved_level: Level::DetectedNotIntegrated, planned_level: None, next_level: None,
+        adapter_ceiling: AdapterCeiling::L0Discover, compatibility: Compatibility::Unknown,
+        evidence: vec![], observed_at_unix_secs: auth.now(), drift_mismatched: vec![],
+        state_reason: None, state_remediation: None, policy: None,
+    }) }
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Error> {
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::Builder::new()
-        .prefix("devint-demo")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
         .tempdir_in("/tmp")?;
-    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700))?;
-    let arg = std::env::args().nth(1).map(PathBuf::from);
-    let socket = arg
-        .clone()
-        .unwrap_or_else(|| dir.path().join("devint.sock"));
-    // The enrolment book: one read-only token for the client.
+    // Enrol one read-only client (a real runtime does this through `devint enrol`).
     let book = BookFile::new(dir.path().join("book.json"));
-    let (name, hour) = (ClientName::parse("demo")?, Duration::from_secs(3600));
+    let (who, scope) = (ClientName::parse("demo")?, Scope::read_only(ToolScope::All));
     let now = devint::server::unix_now();
-    let scope = Scope::read_only(ToolScope::All);
-    let (_, secret) = book.update(|b| b.issue(name, scope, hour, now))?;
+    let (_, secret) = book.update(|b| b.issue(who, scope, Duration::from_secs(3600), now))?;
+    // Bind 0700/0600 and serve with the book, the backend and an audit sink.
+    let socket = transport::bind_secure(&dir.path().join("run/devint.sock"))?;
+    let path = socket.path().to_path_buf();
     let (book, audit) = (
         Arc::new(SharedBook::open(book)?),
         Arc::new(TracingAuditSink),
     );
     let server = Server::builder(book, Arc::new(Demo), audit).build();
-    let bound = bind_secure(&socket)?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = server.serve(bound, async {
-        let _ = stopped.await;
-    });
-    if arg.is_some() {
-        write_token_file(&socket.with_file_name("devint.token"), &secret)?;
-        println!("serving on {}; Ctrl-C to stop", socket.display());
-        tokio::spawn(async move { (tokio::signal::ctrl_c().await, stop.send(())) });
-        return Ok(serving.await?);
-    }
-    let self_test = async {
-        let checked = self_test(&socket, secret).await;
-        let _ = stop.send(()); // Stop serving whether or not the check passed.
-        checked
+    let serving = server.serve(socket, async { stopped.await.unwrap_or(()) });
+    // A client: negotiate, authorise, ask for a status, then stop the server.
+    let asking = async move {
+        let client = DevIntClient::connect(&path, "embed-example", "0").await;
+        let status = match client {
+            Ok(c) => {
+                c.authorize(secret)
+                    .status(ToolId::parse("demo-tool")?)
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        let _ = stop.send(());
+        let status = status?;
+        println!(
+            "demo-tool: {} at {}",
+            status.achieved_level, status.observed_at_unix_secs
+        );
+        Ok::<_, Box<dyn std::error::Error>>(())
     };
-    let (served, checked) = tokio::join!(serving, self_test);
+    let (served, asked) = tokio::join!(serving, asking);
     served?;
-    checked
+    asked
 }
