@@ -1,7 +1,7 @@
 //! Codex CLI (OpenAI): TOML config at user, trusted-project and managed scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const CONFIG_DOC: &str = "https://developers.openai.com/codex/config-basic";
 const REFERENCE_DOC: &str = "https://developers.openai.com/codex/config-reference";
@@ -17,16 +17,11 @@ const GATEWAY_SCOPES: ScopeSet = ScopeSet {
 pub static CODEX: ToolDescriptor = ToolDescriptor {
     id: "codex",
     display_name: "Codex CLI",
-    detection: Detection {
-        binaries: &["codex"],
-        version_args: &["--version"],
-        supported: ">=0.30.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["codex"], ">=0.30.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".codex/config.toml", format: SettingsFormat::Toml },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".codex/config.toml", format: SettingsFormat::Toml },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/codex/managed_config.toml", format: SettingsFormat::Toml },
+        SettingsFile::user(".codex/config.toml", SettingsFormat::Toml),
+        SettingsFile::project(".codex/config.toml", SettingsFormat::Toml),
+        SettingsFile::managed("/etc/codex/managed_config.toml", SettingsFormat::Toml),
     ],
     mechanisms: Mechanisms {
         // A trusted project's .codex/config.toml cannot select model_provider.

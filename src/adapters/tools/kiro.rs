@@ -2,7 +2,7 @@
 
 use super::vscode;
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://kiro.dev/docs/";
 const MCP_DOC: &str = "https://kiro.dev/docs/mcp/configuration";
@@ -19,18 +19,11 @@ const NO_APPROVAL: &str =
 pub static KIRO: ToolDescriptor = ToolDescriptor {
     id: "kiro",
     display_name: "Kiro",
-    detection: Detection {
-        binaries: &["kiro"],
-        version_args: &["--version"],
-        supported: ">=0.1.0",
-        extensions: &[],
-    },
-    settings: &[SettingsFile {
-        scope: S::User,
-        base: PathBase::Home,
-        path: ".config/Kiro/User/settings.json",
-        format: SettingsFormat::Jsonc,
-    }],
+    detection: Detection::binary(&["kiro"], ">=0.1.0"),
+    settings: &[SettingsFile::user(
+        ".config/Kiro/User/settings.json",
+        SettingsFormat::Jsonc,
+    )],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: vscode::HTTP_PROXY,
