@@ -14,6 +14,7 @@ const NO_HOOKS: &str = "Kiro agent hooks are .kiro.hook files triggered by IDE e
 const NO_MCP: &str = "Kiro's MCP servers live in .kiro/settings/mcp.json, disabled per server entry; there is no deny list";
 const NO_APPROVAL: &str =
     "Kiro's trusted commands are set through its UI, not a settings key devint can vouch for";
+const NO_MANAGED: &str = "Kiro documents no administrator-managed settings file";
 
 /// Kiro.
 pub static KIRO: ToolDescriptor = ToolDescriptor {
@@ -32,17 +33,11 @@ pub static KIRO: ToolDescriptor = ToolDescriptor {
         tool_action_approval: MechanismSupport::Unsupported {
             reason: NO_APPROVAL,
         },
-        managed_settings: MechanismSupport::Unsupported {
-            reason: "Kiro documents no administrator-managed settings file",
-        },
+        managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
     },
     capabilities: [
         discovery(DOC),
-        unsupported(
-            C::ManagedSettings,
-            "Kiro documents no administrator-managed settings file",
-            DOC,
-        ),
+        unsupported(C::ManagedSettings, NO_MANAGED, DOC),
         unsupported(
             C::ManagedLaunch,
             "Kiro is an editor; devint builds no launch command for it",
