@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use devint::adapters::descriptor::{Mechanism, MechanismSupport};
+use devint::adapters::descriptor::{Mechanism, MechanismSupport, SettingsFile, ToolDescriptor};
 use devint::adapters::{
     adapter_ceiling, all, find, render, resolve, ActionKind, AdapterCeiling, Capability,
     Compatibility, Detected, EditMode, IntegrationIntent, MechanismOutcome, RenderError,
-    SettingsScope, SupportToken,
+    RenderedIntegration, SettingsScope, SupportToken,
 };
 use serde_json::json;
 
@@ -25,69 +25,80 @@ fn full_intent() -> IntegrationIntent {
     }
 }
 
-fn render_at(id: &str, scope: SettingsScope) -> devint::adapters::RenderedIntegration {
-    render(
-        find(id).unwrap(),
-        &full_intent(),
-        scope,
-        Path::new(HOME),
-        Some(Path::new(PROJECT)),
-    )
-    .unwrap()
+/// Renders `tool` at `scope` with `HOME` as home and, if given, `project` as the project.
+fn render_with(
+    tool: &ToolDescriptor,
+    intent: &IntegrationIntent,
+    scope: SettingsScope,
+    project: Option<&str>,
+) -> Result<RenderedIntegration, RenderError> {
+    render(tool, intent, scope, Path::new(HOME), project.map(Path::new))
+}
+
+fn render_at(id: &str, scope: SettingsScope) -> RenderedIntegration {
+    render_with(find(id).unwrap(), &full_intent(), scope, Some(PROJECT)).unwrap()
+}
+
+/// A tool, one of its settings files, and the full intent rendered into it.
+type Rendering = (
+    &'static ToolDescriptor,
+    &'static SettingsFile,
+    RenderedIntegration,
+);
+
+/// Every tool rendered with the full intent at every scope it declares a file for.
+fn every_rendering() -> impl Iterator<Item = Rendering> {
+    all().iter().flat_map(|tool| {
+        tool.settings.iter().map(|file| {
+            let r = render_with(tool, &full_intent(), file.scope, Some(PROJECT))
+                .unwrap_or_else(|e| panic!("{} {}: {e}", tool.id, file.scope.token()));
+            (*tool, file, r)
+        })
+    })
 }
 
 #[test]
 fn renders_for_every_tool_and_every_scope_it_declares_a_file_for() {
-    for tool in all() {
-        for file in tool.settings {
-            let r = render(
-                tool,
-                &full_intent(),
-                file.scope,
-                Path::new(HOME),
-                Some(Path::new(PROJECT)),
-            )
-            .unwrap_or_else(|e| panic!("{} {}: {e}", tool.id, file.scope.token()));
-            assert_eq!(r.tool_id, tool.id);
-            assert_eq!(r.format, file.format);
-            let root = match file.scope {
-                SettingsScope::User => HOME,
-                SettingsScope::Project => PROJECT,
-                SettingsScope::Managed => "/",
-            };
+    for (tool, file, r) in every_rendering() {
+        assert_eq!(r.tool_id, tool.id);
+        assert_eq!(r.format, file.format);
+        let root = match file.scope {
+            SettingsScope::User => HOME,
+            SettingsScope::Project => PROJECT,
+            SettingsScope::Managed => "/",
+        };
+        assert!(
+            r.file.starts_with(root),
+            "{}: {}",
+            tool.id,
+            r.file.display()
+        );
+        assert_eq!(
+            r.privileged,
+            file.scope == SettingsScope::Managed,
+            "{}",
+            tool.id
+        );
+        // Every requested mechanism is reported exactly once.
+        let expected = Mechanism::ALL
+            .iter()
+            .filter(|m| full_intent().requests(**m, file.scope))
+            .count();
+        assert_eq!(
+            r.reports.len(),
+            expected,
+            "{} {}",
+            tool.id,
+            file.scope.token()
+        );
+        for edit in &r.edits {
+            assert!(!edit.path.is_empty() && edit.path.iter().all(|s| !s.is_empty()));
             assert!(
-                r.file.starts_with(root),
-                "{}: {}",
+                !edit.value.is_null(),
+                "{} writes null at {:?}",
                 tool.id,
-                r.file.display()
+                edit.path
             );
-            assert_eq!(
-                r.privileged,
-                file.scope == SettingsScope::Managed,
-                "{}",
-                tool.id
-            );
-            // Every requested mechanism is reported exactly once.
-            let expected = Mechanism::ALL
-                .iter()
-                .filter(|m| full_intent().requests(**m, file.scope))
-                .count();
-            assert_eq!(
-                r.reports.len(),
-                expected,
-                "{} {}",
-                tool.id,
-                file.scope.token()
-            );
-            for edit in &r.edits {
-                assert!(!edit.path.is_empty() && edit.path.iter().all(|s| !s.is_empty()));
-                assert!(
-                    !edit.value.is_null(),
-                    "{} writes null at {:?}",
-                    tool.id,
-                    edit.path
-                );
-            }
         }
     }
 }
@@ -114,14 +125,7 @@ fn every_available_mechanism_renders_in_some_declared_scope() {
                 );
             }
             let rendered_somewhere = tool.settings.iter().any(|file| {
-                let r = render(
-                    tool,
-                    &full_intent(),
-                    file.scope,
-                    Path::new(HOME),
-                    Some(Path::new(PROJECT)),
-                )
-                .unwrap();
+                let r = render_with(tool, &full_intent(), file.scope, Some(PROJECT)).unwrap();
                 let report = r
                     .reports
                     .iter()
@@ -143,31 +147,21 @@ fn every_available_mechanism_renders_in_some_declared_scope() {
 
 #[test]
 fn unsupported_mechanisms_are_reported_with_their_reasons_and_write_nothing() {
-    for tool in all() {
-        for file in tool.settings {
-            let r = render(
-                tool,
-                &full_intent(),
-                file.scope,
-                Path::new(HOME),
-                Some(Path::new(PROJECT)),
-            )
-            .unwrap();
-            for mechanism in Mechanism::ALL {
-                if let MechanismSupport::Unsupported { reason } = tool.mechanisms.get(mechanism) {
-                    if !full_intent().requests(mechanism, file.scope) {
-                        continue;
-                    }
-                    let cap = mechanism.capability();
-                    let listed: Vec<_> = r.unsupported().filter(|(c, _)| *c == cap).collect();
-                    assert_eq!(listed, vec![(cap, *reason)], "{} {}", tool.id, cap.token());
-                    assert!(
-                        r.edits.iter().all(|e| e.capability != cap),
-                        "{} {}",
-                        tool.id,
-                        cap.token()
-                    );
+    for (tool, file, r) in every_rendering() {
+        for mechanism in Mechanism::ALL {
+            if let MechanismSupport::Unsupported { reason } = tool.mechanisms.get(mechanism) {
+                if !full_intent().requests(mechanism, file.scope) {
+                    continue;
                 }
+                let cap = mechanism.capability();
+                let listed: Vec<_> = r.unsupported().filter(|(c, _)| *c == cap).collect();
+                assert_eq!(listed, vec![(cap, *reason)], "{} {}", tool.id, cap.token());
+                assert!(
+                    r.edits.iter().all(|e| e.capability != cap),
+                    "{} {}",
+                    tool.id,
+                    cap.token()
+                );
             }
         }
     }
@@ -321,11 +315,10 @@ fn only_requested_mechanisms_are_rendered_or_reported() {
         proxy_url: Some("http://127.0.0.1:9".into()),
         ..Default::default()
     };
-    let r = render(
+    let r = render_with(
         find("claude-code").unwrap(),
         &intent,
         SettingsScope::User,
-        Path::new(HOME),
         None,
     )
     .unwrap();
@@ -345,11 +338,10 @@ fn an_intent_part_a_tool_has_no_key_for_is_unsupported_not_silently_native() {
         require_approval: true,
         ..Default::default()
     };
-    let r = render(
+    let r = render_with(
         find("factory-droid").unwrap(),
         &intent,
         SettingsScope::User,
-        Path::new(HOME),
         None,
     )
     .unwrap();
@@ -373,11 +365,10 @@ fn opencode_deny_patterns_become_one_rule_each() {
 
 #[test]
 fn a_scope_without_a_settings_file_is_an_error_naming_the_scopes_that_exist() {
-    let err = render(
+    let err = render_with(
         find("goose").unwrap(),
         &full_intent(),
         SettingsScope::Managed,
-        Path::new(HOME),
         None,
     )
     .unwrap_err();
@@ -387,11 +378,10 @@ fn a_scope_without_a_settings_file_is_an_error_naming_the_scopes_that_exist() {
 
 #[test]
 fn project_scope_without_a_project_directory_is_an_error() {
-    let err = render(
+    let err = render_with(
         find("claude-code").unwrap(),
         &full_intent(),
         SettingsScope::Project,
-        Path::new(HOME),
         None,
     )
     .unwrap_err();
@@ -487,31 +477,21 @@ fn adapter_ceiling_follows_what_is_supported() {
 
 #[test]
 fn every_list_valued_edit_appends_and_never_replaces_a_users_list() {
-    for tool in all() {
-        for file in tool.settings {
-            let r = render(
-                tool,
-                &full_intent(),
-                file.scope,
-                Path::new(HOME),
-                Some(Path::new(PROJECT)),
-            )
-            .unwrap();
-            for e in &r.edits {
-                if e.mode == EditMode::AppendToList {
-                    assert!(e.value.is_array(), "{} {:?}", tool.id, e.path);
-                }
-                let is_deny_or_hook_list = e.value.is_array()
-                    && matches!(
-                        e.action_kind,
-                        ActionKind::InstallHook
-                            | ActionKind::ConfigureMcpServers
-                            | ActionKind::WriteManagedSettings
-                    );
-                // Codex notify is an argv, not a list of entries: the only replaced array.
-                if is_deny_or_hook_list && e.path != ["notify"].map(String::from) {
-                    assert_eq!(e.mode, EditMode::AppendToList, "{} {:?}", tool.id, e.path);
-                }
+    for (tool, _, r) in every_rendering() {
+        for e in &r.edits {
+            if e.mode == EditMode::AppendToList {
+                assert!(e.value.is_array(), "{} {:?}", tool.id, e.path);
+            }
+            let is_deny_or_hook_list = e.value.is_array()
+                && matches!(
+                    e.action_kind,
+                    ActionKind::InstallHook
+                        | ActionKind::ConfigureMcpServers
+                        | ActionKind::WriteManagedSettings
+                );
+            // Codex notify is an argv, not a list of entries: the only replaced array.
+            if is_deny_or_hook_list && e.path != ["notify"].map(String::from) {
+                assert_eq!(e.mode, EditMode::AppendToList, "{} {:?}", tool.id, e.path);
             }
         }
     }
@@ -520,28 +500,18 @@ fn every_list_valued_edit_appends_and_never_replaces_a_users_list() {
 #[test]
 fn no_rendered_edit_path_is_a_prefix_of_another() {
     // A prefix would make one edit overwrite another in the same file.
-    for tool in all() {
-        for file in tool.settings {
-            let r = render(
-                tool,
-                &full_intent(),
-                file.scope,
-                Path::new(HOME),
-                Some(Path::new(PROJECT)),
-            )
-            .unwrap();
-            for (i, a) in r.edits.iter().enumerate() {
-                for (j, b) in r.edits.iter().enumerate() {
-                    if i != j {
-                        assert!(
-                            !b.path.starts_with(&a.path),
-                            "{} {}: {:?} clobbers {:?}",
-                            tool.id,
-                            file.scope.token(),
-                            a.path,
-                            b.path
-                        );
-                    }
+    for (tool, file, r) in every_rendering() {
+        for (i, a) in r.edits.iter().enumerate() {
+            for (j, b) in r.edits.iter().enumerate() {
+                if i != j {
+                    assert!(
+                        !b.path.starts_with(&a.path),
+                        "{} {}: {:?} clobbers {:?}",
+                        tool.id,
+                        file.scope.token(),
+                        a.path,
+                        b.path
+                    );
                 }
             }
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use devint::auth::{
-    AuthDenial, BookFile, BookFileError, ClientName, EnrolmentBook, ResolveError, Scope,
+    AuthDenial, BookFile, BookFileError, ClientName, EnrolmentBook, Grant, ResolveError, Scope,
     SharedBook, ToolScope,
 };
 use devint::verbs::Verb;
@@ -34,6 +34,23 @@ fn sandbox() -> Sandbox {
     }
 }
 
+impl Sandbox {
+    /// The sandbox's book file, as a CLI process or a server would open it.
+    fn file(&self) -> BookFile {
+        BookFile::new(&self.book_path)
+    }
+
+    /// A server's shared copy of the sandbox's book.
+    fn server(&self) -> SharedBook {
+        SharedBook::open(self.file()).unwrap()
+    }
+}
+
+/// What `server` answers to `token` asking for `status` on codex, now.
+fn status(server: &SharedBook, token: &str) -> Result<Grant, ResolveError> {
+    server.resolve(token, Verb::Status, "codex", NOW)
+}
+
 fn client(name: &str) -> ClientName {
     ClientName::parse(name).unwrap()
 }
@@ -58,7 +75,7 @@ fn mode(path: &Path) -> u32 {
 #[test]
 fn a_saved_book_loads_back_identical_and_private() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     let mut book = EnrolmentBook::new();
     book.issue(
         client("a"),
@@ -93,14 +110,14 @@ fn saving_creates_a_missing_directory_with_mode_0700() {
 #[test]
 fn a_missing_book_is_an_empty_book() {
     let sb = sandbox();
-    let book = BookFile::new(&sb.book_path).load().unwrap();
+    let book = sb.file().load().unwrap();
     assert!(book.is_empty());
 }
 
 #[test]
 fn a_corrupt_book_is_an_error_naming_the_file_and_the_fix() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     enrol(&file, "a");
     fs::write(&sb.book_path, b"{ this is not json").unwrap();
     let err = file.load().unwrap_err();
@@ -113,7 +130,7 @@ fn a_corrupt_book_is_an_error_naming_the_file_and_the_fix() {
 #[test]
 fn a_truncated_book_is_refused_not_read_as_empty() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     enrol(&file, "a");
     enrol(&file, "b");
     let bytes = fs::read(&sb.book_path).unwrap();
@@ -130,7 +147,7 @@ fn a_truncated_book_is_refused_not_read_as_empty() {
 #[test]
 fn an_unknown_format_version_is_refused() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     fs::write(&sb.book_path, br#"{"format_version": 2, "records": []}"#).unwrap();
     fs::set_permissions(&sb.book_path, fs::Permissions::from_mode(0o600)).unwrap();
     let err = file.load().unwrap_err();
@@ -143,7 +160,7 @@ fn an_unknown_format_version_is_refused() {
 #[test]
 fn an_edited_record_with_a_bad_digest_or_verb_is_corrupt() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     enrol(&file, "a");
     let text = fs::read_to_string(&sb.book_path).unwrap();
     let bad_verb = text.replacen("\"plan\"", "\"check\"", 1);
@@ -158,7 +175,7 @@ fn an_edited_record_with_a_bad_digest_or_verb_is_corrupt() {
 #[test]
 fn a_book_readable_by_group_or_others_is_refused() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     enrol(&file, "a");
     for m in [0o640, 0o604, 0o660, 0o602] {
         fs::set_permissions(&sb.book_path, fs::Permissions::from_mode(m)).unwrap();
@@ -174,7 +191,7 @@ fn a_book_readable_by_group_or_others_is_refused() {
 #[test]
 fn a_book_in_an_open_directory_is_refused_even_when_missing() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     enrol(&file, "a");
     let dir = sb.book_path.parent().unwrap();
     fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
@@ -198,7 +215,7 @@ fn a_book_owned_by_someone_else_is_refused() {
         return; // only root can hand a file to another uid
     }
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     enrol(&file, "a");
     std::os::unix::fs::chown(&sb.book_path, Some(4242), None).unwrap();
     let err = file.load().unwrap_err();
@@ -214,14 +231,14 @@ fn a_symlinked_book_is_refused() {
     let real = sb.book_path.with_file_name("real.json");
     BookFile::new(&real).save(&EnrolmentBook::new()).unwrap();
     std::os::unix::fs::symlink(&real, &sb.book_path).unwrap();
-    let err = BookFile::new(&sb.book_path).load().unwrap_err();
+    let err = sb.file().load().unwrap_err();
     assert!(matches!(err, BookFileError::WrongKind { .. }), "{err}");
 }
 
 #[test]
 fn a_failed_change_writes_nothing() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     enrol(&file, "a");
     let before = fs::read(&sb.book_path).unwrap();
     let stranger = devint::auth::TokenId::generate().unwrap();
@@ -232,7 +249,7 @@ fn a_failed_change_writes_nothing() {
 #[test]
 fn saving_leaves_no_temporary_files_behind() {
     let sb = sandbox();
-    let file = BookFile::new(&sb.book_path);
+    let file = sb.file();
     for i in 0..5 {
         enrol(&file, &format!("c{i}"));
     }
@@ -296,17 +313,17 @@ fn concurrent_writer_processes_lose_no_update() {
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
-    let book = BookFile::new(&sb.book_path).load().unwrap();
+    let book = sb.file().load().unwrap();
     assert_eq!(book.len(), 2 * WORKER_ISSUES);
 }
 
 #[test]
 fn a_revocation_by_another_process_is_seen_at_the_next_resolve() {
     let sb = sandbox();
-    let cli = BookFile::new(&sb.book_path);
+    let cli = sb.file();
     let token = enrol(&cli, "ide");
-    let server = SharedBook::open(BookFile::new(&sb.book_path)).unwrap();
-    assert!(server.resolve(&token, Verb::Status, "codex", NOW).is_ok());
+    let server = sb.server();
+    assert!(status(&server, &token).is_ok());
     let id = cli
         .load()
         .unwrap()
@@ -316,9 +333,7 @@ fn a_revocation_by_another_process_is_seen_at_the_next_resolve() {
         .token_id()
         .clone();
     cli.update(|b| b.revoke(&id)).unwrap();
-    let err = server
-        .resolve(&token, Verb::Status, "codex", NOW)
-        .unwrap_err();
+    let err = status(&server, &token).unwrap_err();
     assert!(
         matches!(err, ResolveError::Denied(AuthDenial::Unknown)),
         "{err}"
@@ -328,27 +343,25 @@ fn a_revocation_by_another_process_is_seen_at_the_next_resolve() {
 #[test]
 fn an_enrolment_by_another_process_is_seen_at_the_next_resolve() {
     let sb = sandbox();
-    let server = SharedBook::open(BookFile::new(&sb.book_path)).unwrap();
-    let cli = BookFile::new(&sb.book_path);
+    let server = sb.server();
+    let cli = sb.file();
     let token = enrol(&cli, "ide");
-    assert!(server.resolve(&token, Verb::Status, "codex", NOW).is_ok());
+    assert!(status(&server, &token).is_ok());
     let second = enrol(&cli, "other");
-    assert!(server.resolve(&second, Verb::Status, "codex", NOW).is_ok());
-    assert!(server.resolve(&token, Verb::Status, "codex", NOW).is_ok());
+    assert!(status(&server, &second).is_ok());
+    assert!(status(&server, &token).is_ok());
 }
 
 #[test]
 fn a_book_corrupted_under_a_running_server_denies_everything_and_says_why() {
     let sb = sandbox();
-    let cli = BookFile::new(&sb.book_path);
+    let cli = sb.file();
     let token = enrol(&cli, "ide");
-    let server = SharedBook::open(BookFile::new(&sb.book_path)).unwrap();
-    assert!(server.resolve(&token, Verb::Status, "codex", NOW).is_ok());
+    let server = sb.server();
+    assert!(status(&server, &token).is_ok());
     fs::write(&sb.book_path, b"{\"format_version\": 1, \"records\": [").unwrap();
     for _ in 0..2 {
-        let err = server
-            .resolve(&token, Verb::Status, "codex", NOW)
-            .unwrap_err();
+        let err = status(&server, &token).unwrap_err();
         assert!(matches!(err, ResolveError::BookUnavailable(_)), "{err}");
         assert_eq!(err.wire_code(), DenyCode::Unauthenticated);
         assert!(err.to_string().contains("corrupt"), "{err}");
@@ -356,9 +369,7 @@ fn a_book_corrupted_under_a_running_server_denies_everything_and_says_why() {
     // The old copy is not used as a fallback; fixing the file restores service.
     let text = serde_json::json!({"format_version": 1, "records": []}).to_string();
     fs::write(&sb.book_path, text).unwrap();
-    let err = server
-        .resolve(&token, Verb::Status, "codex", NOW)
-        .unwrap_err();
+    let err = status(&server, &token).unwrap_err();
     assert!(
         matches!(err, ResolveError::Denied(AuthDenial::Unknown)),
         "{err}"
@@ -368,13 +379,11 @@ fn a_book_corrupted_under_a_running_server_denies_everything_and_says_why() {
 #[test]
 fn a_book_made_world_readable_under_a_running_server_denies_everything() {
     let sb = sandbox();
-    let cli = BookFile::new(&sb.book_path);
+    let cli = sb.file();
     let token = enrol(&cli, "ide");
-    let server = SharedBook::open(BookFile::new(&sb.book_path)).unwrap();
+    let server = sb.server();
     fs::set_permissions(&sb.book_path, fs::Permissions::from_mode(0o644)).unwrap();
-    let err = server
-        .resolve(&token, Verb::Status, "codex", NOW)
-        .unwrap_err();
+    let err = status(&server, &token).unwrap_err();
     assert!(matches!(err, ResolveError::BookUnavailable(_)), "{err}");
 }
 
@@ -384,7 +393,7 @@ fn a_server_refuses_to_start_on_a_corrupt_book() {
     fs::write(&sb.book_path, b"garbage").unwrap();
     fs::set_permissions(&sb.book_path, fs::Permissions::from_mode(0o600)).unwrap();
     assert!(matches!(
-        SharedBook::open(BookFile::new(&sb.book_path)),
+        SharedBook::open(sb.file()),
         Err(BookFileError::Corrupt { .. })
     ));
 }

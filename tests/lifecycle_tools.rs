@@ -40,6 +40,14 @@ fn fake_binary(sb: &Sandbox, name: &str, version: &str) {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// Write `text` to `rel` under the sandbox's home, creating its directory.
+fn write_home_file(sb: &Sandbox, rel: &str, text: &str) -> std::path::PathBuf {
+    let path = sb.home.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 fn tool(id: &str) -> ToolId {
     ToolId::parse(id).unwrap()
 }
@@ -61,25 +69,17 @@ fn plan(c: &mut Client, rt: &dyn Lifecycle, t: &str, policy: &str) -> PlanView {
     }
 }
 
-fn cycle(c: &mut Client, rt: &dyn Lifecycle, t: &str, plan: &PlanView) {
+/// Apply `plan` for tool `t`.
+fn apply(c: &mut Client, rt: &dyn Lifecycle, t: &str, plan: &PlanView) {
     let apply = VerbCall::Apply {
         tool: tool(t),
         plan_id: plan.plan_id.clone(),
     };
     c.call(rt, apply).unwrap();
-    match c.call(rt, VerbCall::Verify { tool: tool(t) }).unwrap() {
-        VerbResult::Verify(v) => assert_eq!(v.outcome, VerificationOutcome::Passed),
-        other => panic!("{other:?}"),
-    }
-    match c.call(rt, VerbCall::Status { tool: tool(t) }).unwrap() {
-        VerbResult::Status(s) => {
-            assert_eq!(
-                (s.state, s.achieved_level),
-                (StatusState::Ladder, Level::Integrated)
-            )
-        }
-        other => panic!("{other:?}"),
-    }
+}
+
+/// Remove tool `t`'s integration: preview the removal, then carry out that plan.
+fn remove(c: &mut Client, rt: &dyn Lifecycle, t: &str) {
     let preview = match c
         .call(
             rt,
@@ -103,14 +103,31 @@ fn cycle(c: &mut Client, rt: &dyn Lifecycle, t: &str, plan: &PlanView) {
     .unwrap();
 }
 
+/// Apply, verify and check status for tool `t`, then remove its integration.
+fn cycle(c: &mut Client, rt: &dyn Lifecycle, t: &str, plan: &PlanView) {
+    apply(c, rt, t, plan);
+    match c.call(rt, VerbCall::Verify { tool: tool(t) }).unwrap() {
+        VerbResult::Verify(v) => assert_eq!(v.outcome, VerificationOutcome::Passed),
+        other => panic!("{other:?}"),
+    }
+    match c.call(rt, VerbCall::Status { tool: tool(t) }).unwrap() {
+        VerbResult::Status(s) => {
+            assert_eq!(
+                (s.state, s.achieved_level),
+                (StatusState::Ladder, Level::Integrated)
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    remove(c, rt, t);
+}
+
 #[test]
 fn codex_toml_is_integrated_with_comments_kept_and_removed_exactly() {
     let sb = Sandbox::new();
     fake_binary(&sb, "codex", "codex-cli 0.63.0");
     sb.write_profile("team-codex", "gateway_base_url = \"http://127.0.0.1:8787/openai\"\nproxy_url = \"http://127.0.0.1:8788\"\nhook_command = \"aa-notify\"\n");
-    let config = sb.home.join(".codex/config.toml");
-    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
-    std::fs::write(&config, CODEX_CONFIG).unwrap();
+    let config = write_home_file(&sb, ".codex/config.toml", CODEX_CONFIG);
     let rt = sb.open();
     let mut c = Client::new(&book(), "ide");
     let p = plan(&mut c, &rt, "codex", "team-codex");
@@ -121,11 +138,7 @@ fn codex_toml_is_integrated_with_comments_kept_and_removed_exactly() {
         "a proxy Codex cannot take is reported at plan time: {:?}",
         p.unsupported
     );
-    let apply = VerbCall::Apply {
-        tool: tool("codex"),
-        plan_id: p.plan_id.clone(),
-    };
-    c.call(&rt, apply).unwrap();
+    apply(&mut c, &rt, "codex", &p);
     let text = std::fs::read_to_string(&config).unwrap();
     assert!(
         text.starts_with("# my codex config\nmodel = \"gpt-5-codex\"   # the default model\n"),
@@ -139,27 +152,7 @@ fn codex_toml_is_integrated_with_comments_kept_and_removed_exactly() {
         "strict requires approval"
     );
     // Put it back and run the whole cycle.
-    let preview = match c
-        .call(
-            &rt,
-            VerbCall::Remove {
-                tool: tool("codex"),
-                plan_id: None,
-            },
-        )
-        .unwrap()
-    {
-        VerbResult::Remove(r) => r,
-        other => panic!("{other:?}"),
-    };
-    c.call(
-        &rt,
-        VerbCall::Remove {
-            tool: tool("codex"),
-            plan_id: Some(preview.plan_id),
-        },
-    )
-    .unwrap();
+    remove(&mut c, &rt, "codex");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX_CONFIG);
     let p = plan(&mut c, &rt, "codex", "team-codex");
     cycle(&mut c, &rt, "codex", &p);
@@ -171,9 +164,7 @@ fn gemini_jsonc_is_integrated_with_comments_kept_and_removed_exactly() {
     let sb = Sandbox::new();
     fake_binary(&sb, "gemini", "0.18.0");
     sb.write_profile("team-gemini", "hook_command = \"aa-hook\"\ndeny_tool_patterns = [\"WebFetchTool\"]\nmcp_deny = [\"shady\"]\n");
-    let settings = sb.home.join(".gemini/settings.json");
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, GEMINI_SETTINGS).unwrap();
+    let settings = write_home_file(&sb, ".gemini/settings.json", GEMINI_SETTINGS);
     let rt = sb.open();
     let mut c = Client::new(&book(), "ide");
     let p = plan(&mut c, &rt, "gemini-cli", "team-gemini");
@@ -181,11 +172,7 @@ fn gemini_jsonc_is_integrated_with_comments_kept_and_removed_exactly() {
         .steps
         .iter()
         .all(|s| s.settings_scope == SettingsScope::User));
-    let apply = VerbCall::Apply {
-        tool: tool("gemini-cli"),
-        plan_id: p.plan_id.clone(),
-    };
-    c.call(&rt, apply).unwrap();
+    apply(&mut c, &rt, "gemini-cli", &p);
     let text = std::fs::read_to_string(&settings).unwrap();
     assert!(
         text.contains("// Gemini CLI settings") && text.contains("// dark theme"),
@@ -195,27 +182,7 @@ fn gemini_jsonc_is_integrated_with_comments_kept_and_removed_exactly() {
         text.contains("ShellTool(rm -rf)") && text.contains("WebFetchTool"),
         "{text}"
     );
-    let preview = match c
-        .call(
-            &rt,
-            VerbCall::Remove {
-                tool: tool("gemini-cli"),
-                plan_id: None,
-            },
-        )
-        .unwrap()
-    {
-        VerbResult::Remove(r) => r,
-        other => panic!("{other:?}"),
-    };
-    c.call(
-        &rt,
-        VerbCall::Remove {
-            tool: tool("gemini-cli"),
-            plan_id: Some(preview.plan_id),
-        },
-    )
-    .unwrap();
+    remove(&mut c, &rt, "gemini-cli");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), GEMINI_SETTINGS);
     let p = plan(&mut c, &rt, "gemini-cli", "team-gemini");
     cycle(&mut c, &rt, "gemini-cli", &p);

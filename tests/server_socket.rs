@@ -36,6 +36,16 @@ use tokio::task::JoinHandle;
 /// A guard against hangs, not a performance assertion.
 const HANG_GUARD: Duration = Duration::from_secs(20);
 
+/// Polls `done` every 5 ms until it holds, under the hang guard.
+async fn wait_until(what: &str, done: impl Fn() -> bool) {
+    guarded(what, async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+}
+
 async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> T {
     match tokio::time::timeout(HANG_GUARD, fut).await {
         Ok(v) => v,
@@ -144,6 +154,13 @@ impl Lifecycle for GatedBackend {
     }
 }
 
+/// A closed gate and a backend whose `status` of codex waits at it.
+fn gated_codex() -> (Arc<Gate>, Arc<GatedBackend>) {
+    let gate = Arc::new(Gate::default());
+    let backend = Arc::new(GatedBackend::new("codex", gate.clone()));
+    (gate, backend)
+}
+
 // ---------------------------------------------------------------------------------------
 // A running server in its own temp directory.
 // ---------------------------------------------------------------------------------------
@@ -231,17 +248,19 @@ impl Running {
         .unwrap()
     }
 
+    /// A raw connection that has negotiated version 5.
+    async fn raw_negotiated(&self) -> Raw {
+        let mut raw = Raw::connect(&self.socket).await;
+        raw.hello(vec![5]).await;
+        raw
+    }
+
     fn audited(&self, want: impl Fn(&AuditKind) -> bool) -> bool {
         self.audit.events().iter().any(|e| want(&e.kind))
     }
 
     async fn wait_audited(&self, what: &str, want: impl Fn(&AuditKind) -> bool) {
-        guarded(what, async {
-            while !self.audited(&want) {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        })
-        .await
+        wait_until(what, || self.audited(&want)).await
     }
 
     async fn shutdown(&mut self) {
@@ -252,6 +271,11 @@ impl Running {
             guarded("shutdown", task).await.unwrap();
         }
     }
+}
+
+/// A server on a plain counting backend.
+fn start_counting(limits: Limits) -> Running {
+    start(Arc::new(CountingBackend::default()), limits)
 }
 
 fn limits() -> Limits {
@@ -339,12 +363,29 @@ fn request(call: &VerbCall, id: u64, token: &str) -> ClientFrame {
     ClientFrame::Request(call.to_request(id, token))
 }
 
+fn status_of(id: &str) -> VerbCall {
+    VerbCall::Status { tool: tool(id) }
+}
+
 fn answered_id(frame: &ServerFrame) -> u64 {
     match frame {
         ServerFrame::Response(r) => r.request_id,
         ServerFrame::Denied(d) => d.request_id,
         other => panic!("expected an answer, got {other:?}"),
     }
+}
+
+fn assert_unauthenticated(err: &ClientIoError) {
+    assert!(
+        matches!(
+            err,
+            ClientIoError::Session(ClientError::Denied {
+                code: pb::DenyCode::Unauthenticated,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -383,29 +424,17 @@ async fn a_request_with_an_unknown_token_is_denied_and_never_reaches_the_backend
     let err = guarded("status", client.status(tool("codex")))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ClientIoError::Session(ClientError::Denied {
-                code: pb::DenyCode::Unauthenticated,
-                ..
-            })
-        ),
-        "{err:?}"
-    );
+    assert_unauthenticated(&err);
     assert_eq!(backend.total_calls(), 0);
     rt.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_connection_limit_closes_the_extra_socket_and_audits_it() {
-    let mut rt = start(
-        Arc::new(CountingBackend::default()),
-        Limits {
-            max_connections: 1,
-            ..limits()
-        },
-    );
+    let mut rt = start_counting(Limits {
+        max_connections: 1,
+        ..limits()
+    });
     let first = rt.negotiate().await;
     let mut extra = Raw::connect(&rt.socket).await;
     // A closed socket, not a hang: no frame, then end of stream.
@@ -435,14 +464,11 @@ async fn the_connection_limit_closes_the_extra_socket_and_audits_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_per_uid_limit_closes_the_extra_socket_and_audits_it() {
-    let mut rt = start(
-        Arc::new(CountingBackend::default()),
-        Limits {
-            max_connections: 10,
-            max_connections_per_uid: 1,
-            ..limits()
-        },
-    );
+    let mut rt = start_counting(Limits {
+        max_connections: 10,
+        max_connections_per_uid: 1,
+        ..limits()
+    });
     let _first = rt.negotiate().await;
     let mut extra = Raw::connect(&rt.socket).await;
     assert!(extra.until_closed().await.is_empty());
@@ -461,22 +487,14 @@ async fn the_per_uid_limit_closes_the_extra_socket_and_audits_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_released_slot_admits_the_next_connection() {
-    let mut rt = start(
-        Arc::new(CountingBackend::default()),
-        Limits {
-            max_connections: 1,
-            ..limits()
-        },
-    );
+    let mut rt = start_counting(Limits {
+        max_connections: 1,
+        ..limits()
+    });
     for _ in 0..3 {
         let client = rt.negotiate().await;
         drop(client);
-        guarded("slot release", async {
-            while rt.server.open_connections() != 0 {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        })
-        .await;
+        wait_until("slot release", || rt.server.open_connections() == 0).await;
     }
     assert!(!rt.audited(|k| matches!(k, AuditKind::ConnectionRefusedAtLimit { .. })));
     rt.shutdown().await;
@@ -484,13 +502,10 @@ async fn a_released_slot_admits_the_next_connection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_sends_hello_is_dropped_and_audited() {
-    let mut rt = start(
-        Arc::new(CountingBackend::default()),
-        Limits {
-            handshake_timeout: Duration::from_millis(200),
-            ..limits()
-        },
-    );
+    let mut rt = start_counting(Limits {
+        handshake_timeout: Duration::from_millis(200),
+        ..limits()
+    });
     let mut silent = Raw::connect(&rt.socket).await;
     assert!(silent.until_closed().await.is_empty());
     assert!(rt.audited(|k| *k == AuditKind::HandshakeTimeout));
@@ -499,15 +514,11 @@ async fn a_client_that_never_sends_hello_is_dropped_and_audited() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_negotiated_connection_is_closed() {
-    let mut rt = start(
-        Arc::new(CountingBackend::default()),
-        Limits {
-            idle_timeout: Duration::from_millis(200),
-            ..limits()
-        },
-    );
-    let mut raw = Raw::connect(&rt.socket).await;
-    raw.hello(vec![5]).await;
+    let mut rt = start_counting(Limits {
+        idle_timeout: Duration::from_millis(200),
+        ..limits()
+    });
+    let mut raw = rt.raw_negotiated().await;
     assert!(raw.until_closed().await.is_empty());
     // Idle after negotiation is not a handshake timeout.
     assert!(!rt.audited(|k| *k == AuditKind::HandshakeTimeout));
@@ -516,35 +527,19 @@ async fn an_idle_negotiated_connection_is_closed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pipelined_requests_are_answered_in_order_when_an_earlier_call_is_slower() {
-    let gate = Arc::new(Gate::default());
-    let backend = Arc::new(GatedBackend::new("codex", gate.clone()));
+    let (gate, backend) = gated_codex();
     let mut rt = start(backend.clone(), limits());
-    let mut raw = Raw::connect(&rt.socket).await;
-    raw.hello(vec![5]).await;
+    let mut raw = rt.raw_negotiated().await;
     let t = rt.token.clone();
     raw.send(&[
-        request(
-            &VerbCall::Status {
-                tool: tool("codex"),
-            },
-            1,
-            &t,
-        ),
+        request(&status_of("codex"), 1, &t),
         request(&VerbCall::ListTools, 2, &t),
-        request(
-            &VerbCall::Status {
-                tool: tool("claude-code"),
-            },
-            3,
-            &t,
-        ),
+        request(&status_of("claude-code"), 3, &t),
     ])
     .await;
     // Requests 2 and 3 finish in the backend while request 1 is still held.
-    guarded("later calls finish first", async {
-        while backend.finished.load(Ordering::SeqCst) < 2 || gate.entered() < 1 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+    wait_until("later calls finish first", || {
+        backend.finished.load(Ordering::SeqCst) >= 2 && gate.entered() >= 1
     })
     .await;
     assert_eq!(backend.finished.load(Ordering::SeqCst), 2);
@@ -561,17 +556,11 @@ async fn pipelined_requests_are_answered_in_order_when_an_earlier_call_is_slower
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_backend_call_does_not_delay_another_connection() {
-    let gate = Arc::new(Gate::default());
-    let backend = Arc::new(GatedBackend::new("codex", gate.clone()));
+    let (gate, backend) = gated_codex();
     let mut rt = start(backend.clone(), limits());
     let mut slow = rt.negotiate().await.authorize(rt.secret());
     let slow_call = tokio::spawn(async move { slow.status(tool("codex")).await.map(|_| ()) });
-    guarded("slow call entered", async {
-        while gate.entered() == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    wait_until("slow call entered", || gate.entered() > 0).await;
     // While the slow call is held, a second connection is served in full, several times.
     let mut other = rt.negotiate().await.authorize(rt.secret());
     for _ in 0..3 {
@@ -604,16 +593,7 @@ async fn a_token_revoked_through_the_book_file_is_denied_on_an_open_connection()
     let err = guarded("after", client.status(tool("codex")))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ClientIoError::Session(ClientError::Denied {
-                code: pb::DenyCode::Unauthenticated,
-                ..
-            })
-        ),
-        "{err:?}"
-    );
+    assert_unauthenticated(&err);
     assert_eq!(backend.calls(Verb::Status), 1);
     assert!(rt.audited(|k| matches!(k, AuditKind::AuthFailure { .. })));
     rt.shutdown().await;
@@ -621,7 +601,7 @@ async fn a_token_revoked_through_the_book_file_is_denied_on_an_open_connection()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn provenance_is_present_iff_the_negotiated_version_is_at_least_4() {
-    let mut rt = start(Arc::new(CountingBackend::default()), limits());
+    let mut rt = start_counting(limits());
     for version in 1..=5u32 {
         let options = ClientOptions {
             versions: vec![version],
@@ -648,8 +628,7 @@ async fn provenance_is_present_iff_the_negotiated_version_is_at_least_4() {
 async fn a_frame_over_1_mib_is_refused_closed_and_audited() {
     let backend = Arc::new(CountingBackend::default());
     let mut rt = start(backend.clone(), limits());
-    let mut raw = Raw::connect(&rt.socket).await;
-    raw.hello(vec![5]).await;
+    let mut raw = rt.raw_negotiated().await;
     // Tag 2 (Request) with a LEB128 length of 1 MiB + 1; no payload follows.
     let mut header = vec![2u8];
     let mut len = (1u64 << 20) + 1;
@@ -678,17 +657,11 @@ async fn a_frame_over_1_mib_is_refused_closed_and_audited() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn graceful_shutdown_finishes_the_in_flight_request_and_removes_the_socket() {
-    let gate = Arc::new(Gate::default());
-    let backend = Arc::new(GatedBackend::new("codex", gate.clone()));
+    let (gate, backend) = gated_codex();
     let mut rt = start(backend, limits());
     let mut client = rt.negotiate().await.authorize(rt.secret());
     let in_flight = tokio::spawn(async move { client.status(tool("codex")).await });
-    guarded("call entered", async {
-        while gate.entered() == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    wait_until("call entered", || gate.entered() > 0).await;
     let _ = rt.stop.take().unwrap().send(());
     // The server is draining; release the held call.
     tokio::time::sleep(Duration::from_millis(20)).await;
@@ -720,8 +693,7 @@ async fn a_peer_that_stops_reading_is_dropped_after_the_write_timeout() {
             ..limits()
         },
     );
-    let mut raw = Raw::connect(&rt.socket).await;
-    raw.hello(vec![5]).await;
+    let raw = rt.raw_negotiated().await;
     let (_read_half, mut write_half) = raw.stream.into_split();
     let token = rt.token.clone();
     // Keep asking for large answers and never read one.
@@ -748,13 +720,10 @@ async fn a_peer_that_stops_reading_is_dropped_after_the_write_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hello_dribbled_byte_by_byte_past_the_handshake_deadline_is_dropped() {
-    let mut rt = start(
-        Arc::new(CountingBackend::default()),
-        Limits {
-            handshake_timeout: Duration::from_millis(200),
-            ..limits()
-        },
-    );
+    let mut rt = start_counting(Limits {
+        handshake_timeout: Duration::from_millis(200),
+        ..limits()
+    });
     let hello = encode(&ClientFrame::Hello(pb::Hello {
         client_name: "a-slow-dribbling-client".into(),
         client_version: "0.0.0".into(),
@@ -781,8 +750,7 @@ async fn a_hello_dribbled_byte_by_byte_past_the_handshake_deadline_is_dropped() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_past_the_request_deadline_is_denied_and_later_answers_keep_their_order() {
-    let gate = Arc::new(Gate::default());
-    let backend = Arc::new(GatedBackend::new("codex", gate.clone()));
+    let (gate, backend) = gated_codex();
     let mut rt = start(
         backend,
         Limits {
@@ -790,17 +758,10 @@ async fn a_call_past_the_request_deadline_is_denied_and_later_answers_keep_their
             ..limits()
         },
     );
-    let mut raw = Raw::connect(&rt.socket).await;
-    raw.hello(vec![5]).await;
+    let mut raw = rt.raw_negotiated().await;
     let t = rt.token.clone();
     raw.send(&[
-        request(
-            &VerbCall::Status {
-                tool: tool("codex"),
-            },
-            1,
-            &t,
-        ),
+        request(&status_of("codex"), 1, &t),
         request(&VerbCall::ListTools, 2, &t),
     ])
     .await;

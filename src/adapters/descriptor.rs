@@ -56,6 +56,28 @@ pub struct Detection {
     pub extensions: &'static [ExtensionDir],
 }
 
+impl Detection {
+    /// A command-line tool: the first of `binaries` on `PATH`, asked `--version`.
+    pub const fn binary(binaries: &'static [&'static str], supported: &'static str) -> Self {
+        Detection {
+            binaries,
+            version_args: &["--version"],
+            supported,
+            extensions: &[],
+        }
+    }
+
+    /// An editor extension, found only by its install directories.
+    pub const fn extension(extensions: &'static [ExtensionDir], supported: &'static str) -> Self {
+        Detection {
+            binaries: &[],
+            version_args: &[],
+            supported,
+            extensions,
+        }
+    }
+}
+
 /// An editor extension installed as `HOME/<parent>/<prefix><version>/`.
 #[derive(Debug)]
 pub struct ExtensionDir {
@@ -112,6 +134,38 @@ pub struct SettingsFile {
     pub path: &'static str,
     /// The file's format.
     pub format: SettingsFormat,
+}
+
+impl SettingsFile {
+    /// The `user` file, relative to `HOME`.
+    pub const fn user(path: &'static str, format: SettingsFormat) -> Self {
+        SettingsFile {
+            scope: SettingsScope::User,
+            base: PathBase::Home,
+            path,
+            format,
+        }
+    }
+
+    /// The `project` file, relative to the project directory.
+    pub const fn project(path: &'static str, format: SettingsFormat) -> Self {
+        SettingsFile {
+            scope: SettingsScope::Project,
+            base: PathBase::Project,
+            path,
+            format,
+        }
+    }
+
+    /// The `managed` file, at an absolute path.
+    pub const fn managed(path: &'static str, format: SettingsFormat) -> Self {
+        SettingsFile {
+            scope: SettingsScope::Managed,
+            base: PathBase::Absolute,
+            path,
+            format,
+        }
+    }
 }
 
 /// A set of settings scopes, as a `const`-friendly triple of flags.

@@ -1,7 +1,7 @@
 //! Aider: YAML config (`.aider.conf.yml`) in the home directory and the project (git root).
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://aider.chat/docs/config/aider_conf.html";
 const OPTIONS_DOC: &str = "https://aider.chat/docs/config/options.html";
@@ -15,15 +15,10 @@ const NO_MANAGED: &str = "Aider documents no administrator-managed settings file
 pub static AIDER: ToolDescriptor = ToolDescriptor {
     id: "aider",
     display_name: "Aider",
-    detection: Detection {
-        binaries: &["aider"],
-        version_args: &["--version"],
-        supported: ">=0.50.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["aider"], ">=0.50.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".aider.conf.yml", format: SettingsFormat::Yaml },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".aider.conf.yml", format: SettingsFormat::Yaml },
+        SettingsFile::user(".aider.conf.yml", SettingsFormat::Yaml),
+        SettingsFile::project(".aider.conf.yml", SettingsFormat::Yaml),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Adapted {

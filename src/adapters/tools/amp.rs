@@ -1,7 +1,7 @@
 //! Amp (Sourcegraph): `~/.config/amp/settings.json` with flat `amp.*` keys.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://ampcode.com/manual";
 
@@ -17,18 +17,11 @@ const NO_MANAGED: &str =
 pub static AMP: ToolDescriptor = ToolDescriptor {
     id: "amp",
     display_name: "Amp",
-    detection: Detection {
-        binaries: &["amp"],
-        version_args: &["--version"],
-        supported: ">=0.0.1",
-        extensions: &[],
-    },
-    settings: &[SettingsFile {
-        scope: S::User,
-        base: PathBase::Home,
-        path: ".config/amp/settings.json",
-        format: SettingsFormat::Json,
-    }],
+    detection: Detection::binary(&["amp"], ">=0.0.1"),
+    settings: &[SettingsFile::user(
+        ".config/amp/settings.json",
+        SettingsFormat::Json,
+    )],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },

@@ -1,7 +1,7 @@
 //! Claude Code (Anthropic's terminal agent): settings.json at user, project and managed scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const SETTINGS_DOC: &str = "https://code.claude.com/docs/en/settings";
 const IAM_DOC: &str = "https://code.claude.com/docs/en/iam";
@@ -15,16 +15,11 @@ const MANAGED_MCP_DOC: &str = "https://code.claude.com/docs/en/managed-mcp";
 pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
     id: "claude-code",
     display_name: "Claude Code",
-    detection: Detection {
-        binaries: &["claude"],
-        version_args: &["--version"],
-        supported: ">=1.0.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["claude"], ">=1.0.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".claude/settings.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".claude/settings.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/claude-code/managed-settings.json", format: SettingsFormat::Json },
+        SettingsFile::user(".claude/settings.json", SettingsFormat::Json),
+        SettingsFile::project(".claude/settings.json", SettingsFormat::Json),
+        SettingsFile::managed("/etc/claude-code/managed-settings.json", SettingsFormat::Json),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Native {

@@ -2,57 +2,16 @@
 
 use super::vscode;
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::Capability as C;
-
-const DOC: &str = "https://docs.cline.bot/getting-started/installing-cline";
-const MCP_DOC: &str = "https://docs.cline.bot/mcp/configuring-mcp-servers";
-
-const NO_GATEWAY: &str = "Cline keeps its provider base URL in extension state set through its UI, not in a settings file";
-const NO_HOOKS: &str =
-    "Cline hooks are executable scripts in a hooks directory, not settings keys devint can write";
-const NO_MCP: &str = "Cline's MCP servers live in cline_mcp_settings.json in extension storage, disabled per server entry; there is no deny list";
-const NO_APPROVAL: &str =
-    "Cline's auto-approve choices are extension state set through its UI, not a settings file";
 
 /// Cline.
-pub static CLINE: ToolDescriptor = ToolDescriptor {
+pub static CLINE: ToolDescriptor = vscode::storage_extension(vscode::StorageExtension {
     id: "cline",
     display_name: "Cline",
-    detection: Detection {
-        binaries: &[],
-        version_args: &[],
-        supported: ">=3.0.0",
-        extensions: &[ExtensionDir {
-            parent: ".vscode/extensions",
-            prefix: "saoudrizwan.claude-dev-",
-        }],
-    },
-    settings: &[vscode::CODE_SETTINGS[0]],
-    mechanisms: Mechanisms {
-        model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
-        http_proxy: vscode::HTTP_PROXY,
-        hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
-        mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
-        tool_action_approval: MechanismSupport::Unsupported {
-            reason: NO_APPROVAL,
-        },
-        managed_settings: MechanismSupport::Unsupported {
-            reason: vscode::NO_MANAGED,
-        },
-    },
-    capabilities: [
-        discovery(DOC),
-        unsupported(C::ManagedSettings, vscode::NO_MANAGED, vscode::SETTINGS_DOC),
-        unsupported(C::ManagedLaunch, vscode::NO_LAUNCH, DOC),
-        supported(C::ModelPathInterception, vscode::PROXY_DOC),
-        unsupported(C::ModelGatewayBaseUrl, NO_GATEWAY, DOC),
-        supported(C::HttpProxy, vscode::PROXY_DOC),
-        unsupported(C::Hooks, NO_HOOKS, DOC),
-        supported(C::McpDiscovery, MCP_DOC),
-        unsupported(C::McpGovernance, NO_MCP, MCP_DOC),
-        unsupported(C::ToolActionApproval, NO_APPROVAL, DOC),
-        supported(C::NativeIdeUi, DOC),
-        supported(C::HostEnforcement, vscode::PROXY_DOC),
-    ],
-    warnings: &[],
-};
+    detection: Detection::extension(&[vscode::extension("saoudrizwan.claude-dev-")], ">=3.0.0"),
+    doc: "https://docs.cline.bot/getting-started/installing-cline",
+    mcp_doc: "https://docs.cline.bot/mcp/configuring-mcp-servers",
+    no_gateway: "Cline keeps its provider base URL in extension state set through its UI, not in a settings file",
+    no_hooks: "Cline hooks are executable scripts in a hooks directory, not settings keys devint can write",
+    no_mcp: "Cline's MCP servers live in cline_mcp_settings.json in extension storage, disabled per server entry; there is no deny list",
+    no_approval: "Cline's auto-approve choices are extension state set through its UI, not a settings file",
+});

@@ -1,11 +1,14 @@
 //! Codex CLI (OpenAI): TOML config at user, trusted-project and managed scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const CONFIG_DOC: &str = "https://developers.openai.com/codex/config-basic";
 const REFERENCE_DOC: &str = "https://developers.openai.com/codex/config-reference";
 const ENTERPRISE_DOC: &str = "https://developers.openai.com/codex/enterprise/managed-configuration";
+
+const NO_PROXY: &str = "Codex reads a proxy only from the HTTPS_PROXY environment of its launch; config.toml has no proxy key";
+const NO_MCP: &str = "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own";
 
 const GATEWAY_SCOPES: ScopeSet = ScopeSet {
     user: true,
@@ -17,16 +20,11 @@ const GATEWAY_SCOPES: ScopeSet = ScopeSet {
 pub static CODEX: ToolDescriptor = ToolDescriptor {
     id: "codex",
     display_name: "Codex CLI",
-    detection: Detection {
-        binaries: &["codex"],
-        version_args: &["--version"],
-        supported: ">=0.30.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["codex"], ">=0.30.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".codex/config.toml", format: SettingsFormat::Toml },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".codex/config.toml", format: SettingsFormat::Toml },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/codex/managed_config.toml", format: SettingsFormat::Toml },
+        SettingsFile::user(".codex/config.toml", SettingsFormat::Toml),
+        SettingsFile::project(".codex/config.toml", SettingsFormat::Toml),
+        SettingsFile::managed("/etc/codex/managed_config.toml", SettingsFormat::Toml),
     ],
     mechanisms: Mechanisms {
         // A trusted project's .codex/config.toml cannot select model_provider.
@@ -39,16 +37,12 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
                 edit_in(GATEWAY_SCOPES, &["model_provider"], ValueTemplate::Always(Literal::Str("devint-gateway"))),
             ],
         },
-        http_proxy: MechanismSupport::Unsupported {
-            reason: "Codex reads a proxy only from the HTTPS_PROXY environment of its launch; config.toml has no proxy key",
-        },
+        http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Adapted {
             edits: &[edit(&["notify"], ValueTemplate::HookArgv)],
             how: "installed as the notify program, which Codex runs after each agent turn: it observes but cannot block a tool call, and it replaces any notify program already set (restored on removal)",
         },
-        mcp_governance: MechanismSupport::Unsupported {
-            reason: "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own",
-        },
+        mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
         tool_action_approval: MechanismSupport::Native {
             edits: &[edit(&["approval_policy"], ValueTemplate::WhenApprovalRequired(Literal::Str("on-request")))],
         },
@@ -64,18 +58,10 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         ),
         supported(C::ModelPathInterception, CONFIG_DOC),
         supported(C::ModelGatewayBaseUrl, REFERENCE_DOC),
-        unsupported(
-            C::HttpProxy,
-            "Codex reads a proxy only from the HTTPS_PROXY environment of its launch; config.toml has no proxy key",
-            CONFIG_DOC,
-        ),
+        unsupported(C::HttpProxy, NO_PROXY, CONFIG_DOC),
         supported(C::Hooks, REFERENCE_DOC),
         supported(C::McpDiscovery, CONFIG_DOC),
-        unsupported(
-            C::McpGovernance,
-            "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own",
-            CONFIG_DOC,
-        ),
+        unsupported(C::McpGovernance, NO_MCP, CONFIG_DOC),
         supported(C::ToolActionApproval, REFERENCE_DOC),
         unsupported(
             C::NativeIdeUi,

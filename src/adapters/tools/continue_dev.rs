@@ -1,7 +1,8 @@
 //! Continue: `config.yaml` under `~/.continue`, read by the IDE extension and the `cn` CLI.
 
+use super::vscode;
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://docs.continue.dev/reference";
 const MCP_DOC: &str = "https://docs.continue.dev/customize/deep-dives/mcp";
@@ -22,17 +23,12 @@ pub static CONTINUE: ToolDescriptor = ToolDescriptor {
         binaries: &["cn"],
         version_args: &["--version"],
         supported: ">=1.0.0",
-        extensions: &[ExtensionDir {
-            parent: ".vscode/extensions",
-            prefix: "continue.continue-",
-        }],
+        extensions: &[vscode::extension("continue.continue-")],
     },
-    settings: &[SettingsFile {
-        scope: S::User,
-        base: PathBase::Home,
-        path: ".continue/config.yaml",
-        format: SettingsFormat::Yaml,
-    }],
+    settings: &[SettingsFile::user(
+        ".continue/config.yaml",
+        SettingsFormat::Yaml,
+    )],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },

@@ -1,7 +1,7 @@
 //! Cursor: governance through Cursor hooks (`hooks.json`) at user, project and enterprise scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const HOOKS_DOC: &str = "https://cursor.com/docs/agent/hooks";
 const MCP_DOC: &str = "https://cursor.com/docs/context/mcp";
@@ -16,16 +16,11 @@ const NO_APPROVAL: &str = "Cursor's allow and deny lists live in cli-config.json
 pub static CURSOR: ToolDescriptor = ToolDescriptor {
     id: "cursor",
     display_name: "Cursor",
-    detection: Detection {
-        binaries: &["cursor"],
-        version_args: &["--version"],
-        supported: ">=1.7.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["cursor"], ">=1.7.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".cursor/hooks.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".cursor/hooks.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/cursor/hooks.json", format: SettingsFormat::Json },
+        SettingsFile::user(".cursor/hooks.json", SettingsFormat::Json),
+        SettingsFile::project(".cursor/hooks.json", SettingsFormat::Json),
+        SettingsFile::managed("/etc/cursor/hooks.json", SettingsFormat::Json),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },

@@ -1,7 +1,7 @@
 //! Factory Droid: `.factory/settings.json` at user, project and managed scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const SETTINGS_DOC: &str = "https://docs.factory.ai/cli/configuration/settings";
 const HOOKS_DOC: &str = "https://docs.factory.ai/reference/hooks-reference";
@@ -16,16 +16,11 @@ const NO_MCP: &str = "Droid's MCP servers live in .factory/mcp.json, disabled pe
 pub static FACTORY_DROID: ToolDescriptor = ToolDescriptor {
     id: "factory-droid",
     display_name: "Factory Droid",
-    detection: Detection {
-        binaries: &["droid"],
-        version_args: &["--version"],
-        supported: ">=0.18.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["droid"], ">=0.18.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".factory/settings.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".factory/settings.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/factory/settings.json", format: SettingsFormat::Json },
+        SettingsFile::user(".factory/settings.json", SettingsFormat::Json),
+        SettingsFile::project(".factory/settings.json", SettingsFormat::Json),
+        SettingsFile::managed("/etc/factory/settings.json", SettingsFormat::Json),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },

@@ -1,7 +1,7 @@
 //! Gemini CLI (Google): settings.json (v2 nested keys) at user, project and system scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const CONFIG_DOC: &str = "https://geminicli.com/docs/cli/configuration";
 const ENTERPRISE_DOC: &str = "https://geminicli.com/docs/cli/enterprise";
@@ -10,20 +10,31 @@ const HOOKS_DOC: &str = "https://geminicli.com/docs/hooks/reference";
 const NO_GATEWAY: &str = "Gemini CLI takes a custom endpoint only from the GOOGLE_GEMINI_BASE_URL environment (or a .env file), not from settings.json";
 const NO_PROXY: &str = "Gemini CLI takes a proxy from the HTTPS_PROXY environment or the --proxy flag, not from a settings key devint can vouch for";
 
+/// `mcp.excluded`: the denied MCP server names (Qwen Code inherits the key).
+pub(super) const MCP_EXCLUDED: MechanismSupport = MechanismSupport::Native {
+    edits: &[edit(&["mcp", "excluded"], ValueTemplate::McpDenyNames)],
+};
+
+/// `tools.exclude` and `tools.autoAccept` (Qwen Code inherits both keys).
+pub(super) const TOOLS_EXCLUDE: MechanismSupport = MechanismSupport::Native {
+    edits: &[
+        edit(&["tools", "exclude"], ValueTemplate::DenyPatterns),
+        edit(
+            &["tools", "autoAccept"],
+            ValueTemplate::WhenApprovalRequired(Literal::Bool(false)),
+        ),
+    ],
+};
+
 /// Gemini CLI.
 pub static GEMINI_CLI: ToolDescriptor = ToolDescriptor {
     id: "gemini-cli",
     display_name: "Gemini CLI",
-    detection: Detection {
-        binaries: &["gemini"],
-        version_args: &["--version"],
-        supported: ">=0.3.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["gemini"], ">=0.3.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".gemini/settings.json", format: SettingsFormat::Jsonc },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".gemini/settings.json", format: SettingsFormat::Jsonc },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/gemini-cli/settings.json", format: SettingsFormat::Jsonc },
+        SettingsFile::user(".gemini/settings.json", SettingsFormat::Jsonc),
+        SettingsFile::project(".gemini/settings.json", SettingsFormat::Jsonc),
+        SettingsFile::managed("/etc/gemini-cli/settings.json", SettingsFormat::Jsonc),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
@@ -31,15 +42,8 @@ pub static GEMINI_CLI: ToolDescriptor = ToolDescriptor {
         hooks: MechanismSupport::Native {
             edits: &[edit(&["hooks", "BeforeTool"], ValueTemplate::HookMatcherGroup { matcher: ".*" })],
         },
-        mcp_governance: MechanismSupport::Native {
-            edits: &[edit(&["mcp", "excluded"], ValueTemplate::McpDenyNames)],
-        },
-        tool_action_approval: MechanismSupport::Native {
-            edits: &[
-                edit(&["tools", "exclude"], ValueTemplate::DenyPatterns),
-                edit(&["tools", "autoAccept"], ValueTemplate::WhenApprovalRequired(Literal::Bool(false))),
-            ],
-        },
+        mcp_governance: MCP_EXCLUDED,
+        tool_action_approval: TOOLS_EXCLUDE,
         managed_settings: MechanismSupport::Native { edits: &[] },
     },
     capabilities: [

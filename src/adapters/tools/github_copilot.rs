@@ -17,15 +17,7 @@ const NO_MCP_DENY: &str =
 pub static GITHUB_COPILOT: ToolDescriptor = ToolDescriptor {
     id: "github-copilot",
     display_name: "GitHub Copilot (VS Code)",
-    detection: Detection {
-        binaries: &[],
-        version_args: &[],
-        supported: ">=0.20.0",
-        extensions: &[ExtensionDir {
-            parent: ".vscode/extensions",
-            prefix: "github.copilot-chat-",
-        }],
-    },
+    detection: Detection::extension(&[vscode::extension("github.copilot-chat-")], ">=0.20.0"),
     settings: vscode::CODE_SETTINGS,
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },

@@ -1,7 +1,7 @@
 //! Goose (Block): `~/.config/goose/config.yaml`.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://block.github.io/goose/docs/guides/config-files";
 const MODES_DOC: &str = "https://block.github.io/goose/docs/guides/goose-permissions";
@@ -15,18 +15,8 @@ const NO_MANAGED: &str = "Goose documents no administrator-managed settings file
 pub static GOOSE: ToolDescriptor = ToolDescriptor {
     id: "goose",
     display_name: "Goose",
-    detection: Detection {
-        binaries: &["goose"],
-        version_args: &["--version"],
-        supported: ">=1.0.0",
-        extensions: &[],
-    },
-    settings: &[SettingsFile {
-        scope: S::User,
-        base: PathBase::Home,
-        path: ".config/goose/config.yaml",
-        format: SettingsFormat::Yaml,
-    }],
+    detection: Detection::binary(&["goose"], ">=1.0.0"),
+    settings: &[SettingsFile::user(".config/goose/config.yaml", SettingsFormat::Yaml)],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Adapted {
             edits: &[

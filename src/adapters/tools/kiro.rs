@@ -2,7 +2,7 @@
 
 use super::vscode;
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://kiro.dev/docs/";
 const MCP_DOC: &str = "https://kiro.dev/docs/mcp/configuration";
@@ -14,23 +14,17 @@ const NO_HOOKS: &str = "Kiro agent hooks are .kiro.hook files triggered by IDE e
 const NO_MCP: &str = "Kiro's MCP servers live in .kiro/settings/mcp.json, disabled per server entry; there is no deny list";
 const NO_APPROVAL: &str =
     "Kiro's trusted commands are set through its UI, not a settings key devint can vouch for";
+const NO_MANAGED: &str = "Kiro documents no administrator-managed settings file";
 
 /// Kiro.
 pub static KIRO: ToolDescriptor = ToolDescriptor {
     id: "kiro",
     display_name: "Kiro",
-    detection: Detection {
-        binaries: &["kiro"],
-        version_args: &["--version"],
-        supported: ">=0.1.0",
-        extensions: &[],
-    },
-    settings: &[SettingsFile {
-        scope: S::User,
-        base: PathBase::Home,
-        path: ".config/Kiro/User/settings.json",
-        format: SettingsFormat::Jsonc,
-    }],
+    detection: Detection::binary(&["kiro"], ">=0.1.0"),
+    settings: &[SettingsFile::user(
+        ".config/Kiro/User/settings.json",
+        SettingsFormat::Jsonc,
+    )],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: vscode::HTTP_PROXY,
@@ -39,17 +33,11 @@ pub static KIRO: ToolDescriptor = ToolDescriptor {
         tool_action_approval: MechanismSupport::Unsupported {
             reason: NO_APPROVAL,
         },
-        managed_settings: MechanismSupport::Unsupported {
-            reason: "Kiro documents no administrator-managed settings file",
-        },
+        managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
     },
     capabilities: [
         discovery(DOC),
-        unsupported(
-            C::ManagedSettings,
-            "Kiro documents no administrator-managed settings file",
-            DOC,
-        ),
+        unsupported(C::ManagedSettings, NO_MANAGED, DOC),
         unsupported(
             C::ManagedLaunch,
             "Kiro is an editor; devint builds no launch command for it",

@@ -1,7 +1,7 @@
 //! OpenCode (sst): opencode.json (JSONC) at user and project scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const CONFIG_DOC: &str = "https://opencode.ai/docs/config/";
 const PROVIDERS_DOC: &str = "https://opencode.ai/docs/providers/";
@@ -19,15 +19,10 @@ const NO_MANAGED: &str = "OpenCode documents no administrator-managed settings f
 pub static OPENCODE: ToolDescriptor = ToolDescriptor {
     id: "opencode",
     display_name: "OpenCode",
-    detection: Detection {
-        binaries: &["opencode"],
-        version_args: &["--version"],
-        supported: ">=0.5.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["opencode"], ">=0.5.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".config/opencode/opencode.json", format: SettingsFormat::Jsonc },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: "opencode.json", format: SettingsFormat::Jsonc },
+        SettingsFile::user(".config/opencode/opencode.json", SettingsFormat::Jsonc),
+        SettingsFile::project("opencode.json", SettingsFormat::Jsonc),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Adapted {

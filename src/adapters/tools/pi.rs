@@ -5,7 +5,7 @@
 //! descriptor says so rather than inventing keys.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://pi.dev/docs/latest";
 const REPO: &str = "https://github.com/earendil-works/pi";
@@ -23,15 +23,10 @@ const NO_MANAGED: &str = "Pi documents no administrator-managed settings file";
 pub static PI: ToolDescriptor = ToolDescriptor {
     id: "pi",
     display_name: "Pi",
-    detection: Detection {
-        binaries: &["pi"],
-        version_args: &["--version"],
-        supported: ">=0.10.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["pi"], ">=0.10.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".pi/agent/settings.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".pi/settings.json", format: SettingsFormat::Json },
+        SettingsFile::user(".pi/agent/settings.json", SettingsFormat::Json),
+        SettingsFile::project(".pi/settings.json", SettingsFormat::Json),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },

@@ -1,7 +1,8 @@
 //! Qwen Code (a Gemini CLI fork): settings.json at user, project and system scope.
 
+use super::gemini_cli;
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/";
 
@@ -13,30 +14,18 @@ const NO_HOOKS: &str = "Qwen Code documents no command hooks before tool actions
 pub static QWEN_CODE: ToolDescriptor = ToolDescriptor {
     id: "qwen-code",
     display_name: "Qwen Code",
-    detection: Detection {
-        binaries: &["qwen"],
-        version_args: &["--version"],
-        supported: ">=0.1.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["qwen"], ">=0.1.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".qwen/settings.json", format: SettingsFormat::Jsonc },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".qwen/settings.json", format: SettingsFormat::Jsonc },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/qwen-code/settings.json", format: SettingsFormat::Jsonc },
+        SettingsFile::user(".qwen/settings.json", SettingsFormat::Jsonc),
+        SettingsFile::project(".qwen/settings.json", SettingsFormat::Jsonc),
+        SettingsFile::managed("/etc/qwen-code/settings.json", SettingsFormat::Jsonc),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
-        mcp_governance: MechanismSupport::Native {
-            edits: &[edit(&["mcp", "excluded"], ValueTemplate::McpDenyNames)],
-        },
-        tool_action_approval: MechanismSupport::Native {
-            edits: &[
-                edit(&["tools", "exclude"], ValueTemplate::DenyPatterns),
-                edit(&["tools", "autoAccept"], ValueTemplate::WhenApprovalRequired(Literal::Bool(false))),
-            ],
-        },
+        mcp_governance: gemini_cli::MCP_EXCLUDED,
+        tool_action_approval: gemini_cli::TOOLS_EXCLUDE,
         managed_settings: MechanismSupport::Native { edits: &[] },
     },
     capabilities: [

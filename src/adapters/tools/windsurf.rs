@@ -1,7 +1,7 @@
 //! Windsurf (Cascade): governance through Cascade hooks (`hooks.json`).
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const HOOKS_DOC: &str = "https://docs.windsurf.com/windsurf/cascade/hooks";
 const MCP_DOC: &str = "https://docs.windsurf.com/windsurf/cascade/mcp";
@@ -17,16 +17,11 @@ const NO_APPROVAL: &str = "Cascade's allow and deny command lists are editor set
 pub static WINDSURF_CASCADE: ToolDescriptor = ToolDescriptor {
     id: "windsurf-cascade",
     display_name: "Windsurf (Cascade)",
-    detection: Detection {
-        binaries: &["windsurf"],
-        version_args: &["--version"],
-        supported: ">=1.12.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["windsurf"], ">=1.12.0"),
     settings: &[
-        SettingsFile { scope: S::User, base: PathBase::Home, path: ".codeium/windsurf/hooks.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Project, base: PathBase::Project, path: ".windsurf/hooks.json", format: SettingsFormat::Json },
-        SettingsFile { scope: S::Managed, base: PathBase::Absolute, path: "/etc/windsurf/hooks.json", format: SettingsFormat::Json },
+        SettingsFile::user(".codeium/windsurf/hooks.json", SettingsFormat::Json),
+        SettingsFile::project(".windsurf/hooks.json", SettingsFormat::Json),
+        SettingsFile::managed("/etc/windsurf/hooks.json", SettingsFormat::Json),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },

@@ -1,7 +1,7 @@
 //! Zed: `settings.json` (JSONC) at user and project (`.zed/`) scope.
 
 use crate::adapters::descriptor::*;
-use crate::adapters::vocabulary::{Capability as C, SettingsScope as S};
+use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://zed.dev/docs/configuring-zed";
 const LLM_DOC: &str = "https://zed.dev/docs/ai/llm-providers";
@@ -16,25 +16,10 @@ const NO_MANAGED: &str = "Zed documents no administrator-managed settings file";
 pub static ZED: ToolDescriptor = ToolDescriptor {
     id: "zed",
     display_name: "Zed",
-    detection: Detection {
-        binaries: &["zed", "zeditor"],
-        version_args: &["--version"],
-        supported: ">=0.180.0",
-        extensions: &[],
-    },
+    detection: Detection::binary(&["zed", "zeditor"], ">=0.180.0"),
     settings: &[
-        SettingsFile {
-            scope: S::User,
-            base: PathBase::Home,
-            path: ".config/zed/settings.json",
-            format: SettingsFormat::Jsonc,
-        },
-        SettingsFile {
-            scope: S::Project,
-            base: PathBase::Project,
-            path: ".zed/settings.json",
-            format: SettingsFormat::Jsonc,
-        },
+        SettingsFile::user(".config/zed/settings.json", SettingsFormat::Jsonc),
+        SettingsFile::project(".zed/settings.json", SettingsFormat::Jsonc),
     ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Native {
