@@ -8,6 +8,7 @@
 //! | `layout` | the state directory (`0700`) and per-(tool, scope) file names |
 //! | `profile` | policy profiles (built-ins and `profiles/*.toml`) → intent |
 //! | `planner`, `plans` | `plan` (a dry run) and the bounded, token-bound plan store |
+//! | `sync` | the plan store's lock (`loom`'s under `cfg(loom)`, for `tests/loom_plans.rs`) |
 //! | `apply`, `repair`, `removal` | the journaled mutations |
 //! | `journal` | the write-ahead journal and recovery |
 //! | `receipt` | receipts: first originals, withheld keys, integrity digest |
@@ -38,6 +39,7 @@ mod removal;
 mod repair;
 mod runtime;
 mod status;
+mod sync;
 mod target;
 mod text;
 
@@ -50,6 +52,10 @@ pub use events::{QueueAuthority, SpoolEventSource};
 pub use journal::RecoveryError;
 pub use layout::LayoutError;
 pub use plans::PLAN_CAPACITY;
+// The loom model (`tests/loom_plans.rs`) drives the plan store directly; ordinary builds keep
+// it internal, so the public API is unchanged.
+#[cfg(loom)]
+pub use plans::{PlanBody, PlanRefusal, PlanStore, RemovalPlan, StoredPlan};
 pub use profile::{PolicyDocument, BUILT_INS as BUILT_IN_PROFILES};
 pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
 

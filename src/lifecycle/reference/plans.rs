@@ -7,9 +7,9 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use super::receipt::{OwnedKey, ProfileRecord};
+use super::sync::Mutex;
 use crate::auth::TokenId;
 use crate::lifecycle::edit::SettingsFormat;
 use crate::verbs::{Level, PlanId, SettingsScope, ToolId};
@@ -97,9 +97,19 @@ pub enum PlanRefusal {
 }
 
 /// The bounded plan store.
-#[derive(Debug, Default)]
+///
+/// Its lock comes from [`super::sync`], so under `cfg(loom)` the model in
+/// `tests/loom_plans.rs` checks that two concurrent takes of one plan execute it once.
+#[derive(Default)]
 pub struct PlanStore {
     plans: Mutex<VecDeque<StoredPlan>>,
+}
+
+impl std::fmt::Debug for PlanStore {
+    // Never takes the lock: a `Debug` call while a take holds it must not deadlock.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanStore").finish_non_exhaustive()
+    }
 }
 
 impl PlanStore {
