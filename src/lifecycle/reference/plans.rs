@@ -98,7 +98,7 @@ pub enum PlanRefusal {
 
 /// The bounded plan store.
 ///
-/// Its lock comes from [`super::sync`], so under `cfg(loom)` the model in
+/// Its lock comes from `sync.rs` (`loom`'s under `cfg(loom)`), so the model in
 /// `tests/loom_plans.rs` checks that two concurrent takes of one plan execute it once.
 #[derive(Default)]
 pub struct PlanStore {
