@@ -227,7 +227,10 @@ fn install_fake(sb: &Sandbox, d: &ToolDescriptor) {
             .extensions
             .first()
             .expect("a tool is detected by a binary or an extension directory");
-        let dir = sb.home.join(ext.parent).join(format!("{}{version}", ext.prefix));
+        let dir = sb
+            .home
+            .join(ext.parent)
+            .join(format!("{}{version}", ext.prefix));
         std::fs::create_dir_all(dir).unwrap();
     }
 }
@@ -288,14 +291,30 @@ fn plan(c: &mut Client, rt: &dyn Lifecycle, tool: &str, scope: SettingsScope) ->
 }
 
 fn verify(c: &mut Client, rt: &dyn Lifecycle, tool: &str) -> VerificationView {
-    match c.call(rt, VerbCall::Verify { tool: tool_id(tool) }).unwrap() {
+    match c
+        .call(
+            rt,
+            VerbCall::Verify {
+                tool: tool_id(tool),
+            },
+        )
+        .unwrap()
+    {
         VerbResult::Verify(v) => v,
         other => panic!("{other:?}"),
     }
 }
 
 fn status(c: &mut Client, rt: &dyn Lifecycle, tool: &str) -> StatusView {
-    match c.call(rt, VerbCall::Status { tool: tool_id(tool) }).unwrap() {
+    match c
+        .call(
+            rt,
+            VerbCall::Status {
+                tool: tool_id(tool),
+            },
+        )
+        .unwrap()
+    {
         VerbResult::Status(s) => s,
         other => panic!("{other:?}"),
     }
@@ -348,6 +367,27 @@ fn assert_unsupported_reported(d: &ToolDescriptor, p: &PlanView) {
     }
 }
 
+/// No requested mechanism is dropped silently: each one the descriptor can render is a
+/// plan step or, when not at this scope, in the unsupported list with the reason.
+fn assert_every_mechanism_accounted_for(d: &ToolDescriptor, p: &PlanView) {
+    for mechanism in Mechanism::ALL {
+        if mechanism == Mechanism::ManagedSettings || !d.mechanisms.get(mechanism).is_available() {
+            continue;
+        }
+        let token = mechanism.capability().token();
+        let stepped = p.steps.iter().any(|s| s.id.as_str() == token);
+        // (a YAML file's mechanisms are all reported unsupported: no format-preserving editor)
+        let reported = p.unsupported.iter().any(|u| u.capability.token() == token);
+        assert!(
+            stepped ^ reported,
+            "{}: {token} is neither one step nor one unsupported row: steps {:?}, unsupported {:?}",
+            d.id,
+            p.steps.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+            p.unsupported
+        );
+    }
+}
+
 /// The outcome of one cycle, for the per-tool tests' messages.
 #[derive(Debug, PartialEq, Eq)]
 enum Cycle {
@@ -366,19 +406,33 @@ fn cycle_at(d: &ToolDescriptor, settings: &SettingsFile) -> Cycle {
     let p = plan(&mut c, &s.rt, d.id, scope);
     let at = format!("{} at {} scope", d.id, settings.scope.token());
     assert_unsupported_reported(d, &p);
+    assert_every_mechanism_accounted_for(d, &p);
     assert!(
         p.steps.iter().all(|st| st.settings_scope == scope),
         "{at}: every step is at the planned scope"
     );
 
-    if settings.format == SettingsFormat::Yaml && !p.steps.is_empty() {
-        // The editor has no format-preserving YAML writer: the plan says so, and apply
-        // refuses without touching the file.
-        assert!(
-            p.warnings.iter().any(|w| w.as_str().contains("YAML")),
-            "{at}: the plan warns that YAML cannot be edited: {:?}",
-            p.warnings
-        );
+    if settings.format == SettingsFormat::Yaml {
+        // The editor has no format-preserving YAML writer. Every mechanism the descriptor
+        // has YAML keys for is in the plan's unsupported list with that reason, the plan
+        // has no steps, and apply refuses without touching the file.
+        let yaml: Vec<_> = p
+            .unsupported
+            .iter()
+            .filter(|u| u.reason.as_str().contains("YAML settings cannot be edited"))
+            .map(|u| u.capability.token())
+            .collect();
+        let available: Vec<_> = Mechanism::ALL
+            .into_iter()
+            .filter(|m| *m != Mechanism::ManagedSettings)
+            .filter(|m| d.mechanisms.get(*m).is_available())
+            .map(|m| m.capability().token())
+            .collect();
+        assert_eq!(yaml, available, "{at}: {:?}", p.unsupported);
+        if available.is_empty() {
+            return Cycle::NothingToDo;
+        }
+        assert!(p.steps.is_empty(), "{at}: no step the editor cannot write");
         let e = c
             .call(
                 &s.rt,
@@ -470,7 +524,10 @@ fn cycle(id: &str) -> Vec<(devint::adapters::SettingsScope, Cycle)> {
         }
         outcomes.push((settings.scope, cycle_at(d, settings)));
     }
-    assert!(!outcomes.is_empty(), "{id} has a user or project settings file");
+    assert!(
+        !outcomes.is_empty(),
+        "{id} has a user or project settings file"
+    );
     outcomes
 }
 
@@ -570,14 +627,24 @@ fn pi_has_nothing_to_write_and_its_plan_says_why() {
 #[test]
 fn aider_yaml_is_refused_honestly_and_left_untouched() {
     for (scope, outcome) in cycle("aider") {
-        assert_eq!(outcome, Cycle::FormatUnsupported, "aider at {}", scope.token());
+        assert_eq!(
+            outcome,
+            Cycle::FormatUnsupported,
+            "aider at {}",
+            scope.token()
+        );
     }
 }
 
 #[test]
 fn goose_yaml_is_refused_honestly_and_left_untouched() {
     for (scope, outcome) in cycle("goose") {
-        assert_eq!(outcome, Cycle::FormatUnsupported, "goose at {}", scope.token());
+        assert_eq!(
+            outcome,
+            Cycle::FormatUnsupported,
+            "goose at {}",
+            scope.token()
+        );
     }
 }
 

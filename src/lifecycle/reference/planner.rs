@@ -13,7 +13,8 @@ use super::receipt::{OwnedKey, ProfileRecord};
 use super::runtime::ReferenceRuntime;
 use super::target::{self, Current};
 use super::text::{refuse, say};
-use crate::adapters::{self, ToolDescriptor};
+use crate::adapters::{self, MechanismOutcome, ToolDescriptor};
+use crate::lifecycle::edit::EditError;
 use crate::lifecycle::LifecycleError;
 use crate::session::ToolAuthorization;
 use crate::verbs::{
@@ -89,11 +90,26 @@ impl ReferenceRuntime {
 
         let mut warnings: Vec<String> = rendered.warnings.clone();
         let mut blocked = None;
+        // Mechanisms the tool has keys for but whose file format we cannot edit.
+        let mut uneditable: Option<String> = None;
         let (post_digest, keys) = match target::prepare(format, &current, &keys) {
             Ok(prepared) => (
                 Some(super::receipt::text_digest(&prepared.text)),
                 prepared.keys,
             ),
+            Err(e @ EditError::UnsupportedFormat { .. }) => {
+                // Issue 7: what cannot be written is reported in the plan's unsupported
+                // list at plan time, never as steps that fail at apply.
+                let reason = format!(
+                    "{} keeps these settings in {}: {e}",
+                    descriptor.display_name,
+                    artifact(&rendered.file, &self.config.home)
+                        .map_or_else(|| "its settings file".into(), |a| a.as_str().to_owned())
+                );
+                blocked = Some(reason.clone());
+                uneditable = Some(reason);
+                (None, Vec::new())
+            }
             Err(e) => {
                 // A file that does not parse is never overwritten: the plan says so and
                 // apply refuses.
@@ -107,7 +123,7 @@ impl ReferenceRuntime {
                 "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
             );
         }
-        if keys.is_empty() {
+        if keys.is_empty() && uneditable.is_none() {
             warnings.push(
                 "this profile asks nothing of this tool at this scope; apply would change nothing"
                     .into(),
@@ -133,10 +149,18 @@ impl ReferenceRuntime {
 
         let steps = self.steps(&keys, &rendered, post_digest.as_deref(), args)?;
         let unsupported = rendered
-            .unsupported()
-            .map(|(c, reason)| UnsupportedMechanismView {
-                capability: convert::capability(c.token()),
-                reason: say(reason),
+            .reports
+            .iter()
+            .filter_map(|r| {
+                match (&r.outcome, &uneditable) {
+                    (MechanismOutcome::Unsupported { reason }, _) => Some(reason.as_str()),
+                    (_, Some(reason)) => Some(reason.as_str()),
+                    (_, None) => None,
+                }
+                .map(|reason| UnsupportedMechanismView {
+                    capability: convert::capability(r.capability.token()),
+                    reason: say(reason),
+                })
             })
             .collect();
         let plan_id = PlanId::random();
