@@ -15,6 +15,7 @@ fn harness_for(target: &str) -> Option<fn(&[u8])> {
         "session_client" => Some(devint::session::fuzz_harness::client_frames),
         "settings_edit" => Some(devint::lifecycle::edit::fuzz_harness::edit_roundtrip),
         "enrolment_book" => Some(devint::auth::fuzz_harness::load_book),
+        "receipt" => Some(devint::lifecycle::reference::fuzz_harness::receipt),
         _ => None,
     }
 }

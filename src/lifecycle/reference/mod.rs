@@ -15,6 +15,7 @@
 //! | `target` | our keys in one settings file: prepare, repair, restore |
 //! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
 //! | `events` | the reference event spool and approval queue |
+//! | [`fuzz_harness`] | the receipt parser's invariants, for the `receipt` fuzz target |
 //!
 //! This module must never decide policy (ADR 0030 forbidden design 6), never report a
 //! protection state evidence does not support (forbidden design 4), never write a settings
@@ -27,6 +28,7 @@ mod convert;
 mod credential;
 mod events;
 mod evidence;
+pub mod fuzz_harness;
 mod inspect;
 mod journal;
 mod ladder;
