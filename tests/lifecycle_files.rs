@@ -248,7 +248,10 @@ fn a_held_lock_is_busy_for_another_handle_and_free_after_drop() {
     let _codex = TargetLock::try_acquire(dir.path(), "codex", "user").unwrap();
     let path = held.path().to_owned();
     drop(held);
-    let again = TargetLock::try_acquire(dir.path(), "claude-code", "user").unwrap();
+    // Not `try_acquire`: a child process another test forks in this binary inherits the lock's
+    // descriptor until it execs (close-on-exec), keeping the flock held for that instant.
+    let again =
+        TargetLock::acquire(dir.path(), "claude-code", "user", Duration::from_secs(5)).unwrap();
     assert_eq!(again.path(), path);
     assert!(path.exists(), "lock files are never deleted");
 }
