@@ -106,6 +106,7 @@ pub mod client;
 pub mod lifecycle;
 pub mod negotiate;
 pub mod provenance;
+mod scratch;
 pub mod server;
 pub mod session;
 #[cfg(any(test, feature = "test-support"))]

@@ -18,11 +18,10 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 use super::{AuthDenial, BookFile, EnrolmentBook, TokenSecret};
+use crate::scratch::ScratchDir;
 use crate::verbs::Verb;
 
 /// How many probe secrets the harness tries against every loaded book.
@@ -33,35 +32,6 @@ pub const PROBES: u8 = 8;
 /// resolve them and mutates towards ones that must not.
 pub fn probe_secret(i: u8) -> TokenSecret {
     TokenSecret::from_bytes([i.wrapping_add(1); 32])
-}
-
-/// A fresh `0700` scratch directory for one input, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "devint-book-fuzz-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&dir)
-            .expect("create the fuzz scratch directory");
-        // The umask may have cleared bits we need, never added any; set the mode exactly.
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
-            .expect("set the scratch directory's mode");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Whether `book` knows `secret` at all (any answer but "unknown").
@@ -94,8 +64,8 @@ fn strings_in(value: &serde_json::Value, out: &mut Vec<String>) {
 /// Writes `data` as a book file and loads it, checking the invariants in the module doc.
 /// Panics only when one of them breaks.
 pub fn load_book(data: &[u8]) {
-    let scratch = Scratch::new();
-    let path = scratch.0.join("enrolment-book.json");
+    let scratch = ScratchDir::new("devint-book-fuzz");
+    let path = scratch.path().join("enrolment-book.json");
     let mut file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -144,7 +114,7 @@ pub fn load_book(data: &[u8]) {
     );
 
     // Round trip: what we save, we load back unchanged, and saving is canonical.
-    let copy = BookFile::new(scratch.0.join("round-trip.json"));
+    let copy = BookFile::new(scratch.path().join("round-trip.json"));
     copy.save(&book).expect("saving a loaded book succeeds");
     let first = fs::read(copy.path()).expect("read the saved book");
     let reloaded = copy.load().expect("a saved book loads");
@@ -172,8 +142,8 @@ mod tests {
     fn a_valid_book_passes_the_harness_and_resolves_its_probe() {
         let text = valid_book_text(2);
         load_book(text.as_bytes());
-        let dir = Scratch::new();
-        let path = dir.0.join("b.json");
+        let dir = ScratchDir::new("devint-book-fuzz");
+        let path = dir.path().join("b.json");
         fs::write(&path, &text).unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         let book = BookFile::new(&path).load().unwrap();
@@ -199,8 +169,8 @@ mod tests {
         for entry in fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let scratch = Scratch::new();
-            let copy = scratch.0.join("b.json");
+            let scratch = ScratchDir::new("devint-book-fuzz");
+            let copy = scratch.path().join("b.json");
             fs::write(&copy, fs::read(&path).unwrap()).unwrap();
             fs::set_permissions(&copy, fs::Permissions::from_mode(0o600)).unwrap();
             let loaded = BookFile::new(&copy).load();

@@ -15,41 +15,12 @@
 //! - a sealed receipt with its digest, body or version altered is refused as corrupt.
 
 use std::fs;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use serde_json::Value;
 
 use super::receipt::{self, ReceiptError, RECEIPT_VERSION};
-
-/// A fresh `0700` scratch directory for one input, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "devint-receipt-fuzz-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&dir)
-            .expect("create the fuzz scratch directory");
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
-            .expect("set the scratch directory's mode");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+use crate::scratch::ScratchDir;
 
 /// Whether `text` is a sealed receipt this build may trust: a JSON object whose `version`
 /// is [`RECEIPT_VERSION`] and whose `digest` is the SHA-256 of its `body` string.
@@ -87,8 +58,8 @@ fn resealed(text: &str, field: &str, value: Value) -> String {
 /// Writes `data` as a receipt file in a private scratch directory, loads it, and checks the
 /// invariants in the module docs. Panics only when one of them breaks.
 pub fn receipt(data: &[u8]) {
-    let scratch = Scratch::new();
-    let path = scratch.0.join("claude-code.user.receipt.json");
+    let scratch = ScratchDir::new("devint-receipt-fuzz");
+    let path = scratch.path().join("claude-code.user.receipt.json");
     fs::write(&path, data).expect("write the scratch receipt");
     let loaded = receipt::load(&path);
     let text = std::str::from_utf8(data);
