@@ -186,7 +186,7 @@ fn managed_settings_is_available_exactly_when_a_managed_file_is_declared() {
 #[test]
 fn at_most_one_settings_file_per_scope_with_matching_bases() {
     for tool in all() {
-        for scope in SettingsScope::ALL {
+        for &scope in SettingsScope::ALL {
             let files: Vec<_> = tool.settings.iter().filter(|s| s.scope == scope).collect();
             assert!(
                 files.len() <= 1,
@@ -215,12 +215,13 @@ fn at_most_one_settings_file_per_scope_with_matching_bases() {
 
 #[test]
 fn tokens_round_trip_and_reject_strangers() {
-    for c in Capability::ALL {
-        assert_eq!(Capability::from_token(c.token()), Some(c));
+    // The adapters speak the crate's one set of spec vocabularies (`devint::verbs`).
+    for &c in Capability::ALL {
+        assert_eq!(Capability::parse(c.token()).ok(), Some(c));
     }
-    for s in SettingsScope::ALL {
-        assert_eq!(SettingsScope::from_token(s.token()), Some(s));
+    for &s in SettingsScope::ALL {
+        assert_eq!(SettingsScope::parse(s.token()).ok(), Some(s));
     }
-    assert_eq!(Capability::from_token("Hooks"), None);
-    assert_eq!(SettingsScope::from_token("workspace"), None);
+    assert_eq!(Capability::parse("Hooks").ok(), None);
+    assert_eq!(SettingsScope::parse("workspace").ok(), None);
 }

@@ -24,7 +24,8 @@ pub struct ResolvedCapability {
 /// Resolves all twelve capabilities, in spec order, for `descriptor` given `detected`.
 pub fn resolve(descriptor: &ToolDescriptor, detected: &Detected) -> Vec<ResolvedCapability> {
     Capability::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .map(|capability| resolve_one(descriptor, capability, detected))
         .collect()
 }

@@ -223,7 +223,8 @@ impl ScopeSet {
     /// The scopes in the set, in spec order.
     pub fn scopes(self) -> impl Iterator<Item = SettingsScope> {
         SettingsScope::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .filter(move |s| self.contains(*s))
     }
 }

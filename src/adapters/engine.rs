@@ -258,7 +258,8 @@ fn render_edits(
     let templates = support.edits();
     if !templates.iter().any(|t| t.scopes.contains(scope)) {
         let honoured: Vec<&str> = SettingsScope::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|s| templates.iter().any(|t| t.scopes.contains(*s)))
             .map(SettingsScope::token)
             .collect();

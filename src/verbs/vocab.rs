@@ -192,6 +192,7 @@ vocabulary! {
 }
 
 vocabulary! {
+    // spec[S4-CAPABILITY-ORDER] §4: all twelve capabilities, for every tool, in this order.
     /// The twelve integration capabilities, in spec order (all twelve are listed per tool).
     CapabilityName as "capability" {
         /// Detecting the tool.

@@ -6,17 +6,8 @@
 
 use std::path::Path;
 
-use crate::adapters;
 use crate::lifecycle::edit::KeyPath;
-use crate::verbs::{
-    ActionKind, AdapterCeiling, ArtifactPath, CapabilityName, Compatibility, KeyName, ManagedRef,
-    MechanismName, SettingsScope,
-};
-
-/// The adapters' scope for a view scope.
-pub fn scope_to_adapter(scope: SettingsScope) -> adapters::SettingsScope {
-    adapters::SettingsScope::from_token(scope.token()).expect("the scope vocabularies agree")
-}
+use crate::verbs::{ActionKind, ArtifactPath, CapabilityName, KeyName, ManagedRef, MechanismName};
 
 /// The view capability for a capability token.
 pub fn capability(token: &str) -> CapabilityName {
@@ -26,16 +17,6 @@ pub fn capability(token: &str) -> CapabilityName {
 /// The view action kind for an action kind token.
 pub fn action_kind(token: &str) -> ActionKind {
     ActionKind::parse(token).unwrap_or(ActionKind::WriteManagedSettings)
-}
-
-/// The view ceiling.
-pub fn ceiling(c: adapters::AdapterCeiling) -> AdapterCeiling {
-    AdapterCeiling::parse(c.token()).expect("the ceiling vocabularies agree")
-}
-
-/// The view compatibility.
-pub fn compatibility(c: adapters::Compatibility) -> Compatibility {
-    Compatibility::parse(c.token()).expect("the compatibility vocabularies agree")
 }
 
 /// A mechanism name for a capability token.

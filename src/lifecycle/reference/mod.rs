@@ -89,17 +89,17 @@ impl Lifecycle for ReferenceRuntime {
                         .version
                         .as_ref()
                         .and_then(|v| VersionLabel::parse(&v.to_string()).ok()),
-                    compatibility: convert::compatibility(l.detected.compatibility),
+                    compatibility: l.detected.compatibility,
                     capabilities: l
                         .capabilities
                         .iter()
                         .map(|c| CapabilityView {
-                            capability: convert::capability(c.capability.token()),
+                            capability: c.capability,
                             support: Support::parse(c.support.token()).unwrap_or(Support::Absent),
                             reason: Some(say(&c.reason)),
                         })
                         .collect(),
-                    adapter_ceiling: convert::ceiling(l.adapter_ceiling),
+                    adapter_ceiling: l.adapter_ceiling,
                 })
             })
             .collect();

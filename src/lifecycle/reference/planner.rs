@@ -59,7 +59,7 @@ impl ReferenceRuntime {
         let descriptor = self.descriptor(auth)?;
         let loaded = self.load_profile(args)?;
         let intent = loaded.intent(args.profile);
-        let scope = convert::scope_to_adapter(args.scope);
+        let scope = args.scope;
         let rendered = adapters::render(
             descriptor,
             &intent,
@@ -158,7 +158,7 @@ impl ReferenceRuntime {
                     (_, None) => None,
                 }
                 .map(|reason| UnsupportedMechanismView {
-                    capability: convert::capability(r.capability.token()),
+                    capability: r.capability,
                     reason: say(reason),
                 })
             })
@@ -200,7 +200,7 @@ impl ReferenceRuntime {
             settings_scope: args.scope,
             policy_profile: Some(loaded.reference()),
             planned_level,
-            adapter_ceiling: convert::ceiling(listing.adapter_ceiling),
+            adapter_ceiling: listing.adapter_ceiling,
             steps,
             unsupported,
             warnings: warnings.iter().map(say).collect(),

@@ -64,7 +64,7 @@ impl ReferenceRuntime {
                 .iter()
                 .find_map(|v| v.overriding.clone().filter(|o| o.0 == state))
         };
-        let compatibility = super::convert::compatibility(detected.compatibility);
+        let compatibility = detected.compatibility;
         let mut overriding = pick(StatusState::Drifted).or_else(|| pick(StatusState::Degraded));
         if overriding.is_none() && !verdicts.is_empty() && !detected.present {
             overriding = Some((
@@ -125,7 +125,7 @@ impl ReferenceRuntime {
             state,
             achieved_level: achieved,
             planned_level,
-            adapter_ceiling: super::convert::ceiling(listing.adapter_ceiling),
+            adapter_ceiling: listing.adapter_ceiling,
             compatibility,
             evidence: verdicts.iter().flat_map(|v| v.evidence.clone()).collect(),
             next_level: ladder::blocked_because(achieved, probe, drifted).map(|(level, why)| {
