@@ -323,14 +323,12 @@ impl Connection<Negotiated> {
             return self.deny(id, cause, Some(audit));
         }
         // spec[S6-ORDER] §6 step 6: a tool adapter knows tool_id (every verb but list_tools).
-        let tool = if verb.rule().tool_scoped {
-            match ToolId::parse(&request.tool_id) {
-                Ok(t) if backend.knows_tool(&t) => Some(t),
-                _ => return self.deny(id, DenialCause::UnknownTool, None),
+        if verb.rule().tool_scoped {
+            let known = ToolId::parse(&request.tool_id).is_ok_and(|t| backend.knows_tool(&t));
+            if !known {
+                return self.deny(id, DenialCause::UnknownTool, None);
             }
-        } else {
-            None
-        };
+        }
         // The arguments must fit the verb (LIFECYCLE_ERROR, spec §4 vocabularies).
         let call = match VerbCall::parse(verb, request) {
             Ok(c) => c,
@@ -342,7 +340,6 @@ impl Connection<Negotiated> {
             authorization,
             call,
         };
-        debug_assert_eq!(dispatch.call.tool(), tool.as_ref());
         Admission::Authorized(Connection {
             meta: self.meta,
             state: Authorized {
