@@ -1,70 +1,33 @@
-//! # devint — the Developer Integration API (DI-API, `assembly.devint.v1`)
+//! # devint — the Developer Integration API (DI-API, `assembly.devint.v1`): the core
 //!
 //! One local channel through which untrusted clients (an IDE extension, an installer, a
 //! CLI) ask a trusted runtime to install, inspect, verify, repair or remove the governance
-//! integration of an AI coding tool. This crate is a sans-IO, typestate-checked protocol
-//! core, a tokio server and client over a secured Unix socket, a reference lifecycle
-//! runtime with adapters for real tools, and the `devint` command.
+//! integration of an AI coding tool. This crate is the protocol's **sans-IO,
+//! typestate-checked core**: it does no socket IO, reads no clock and spawns nothing;
+//! frames and `now` come in as arguments. It has no tokio, no command-line parser and no
+//! settings-file editors; the layers that do live beside it in the workspace:
 //!
-//! Layers, bottom up (see `docs/architecture.md`):
+//! | crate | owns |
+//! |---|---|
+//! | `devint` (this one) | framing, negotiation, verbs and views, tokens and the enrolment book's logic, audit events, the backend contract and its proofs, the session typestates, provenance comparison |
+//! | `devint-fs` | owner-only files, durable atomic writes, the cross-process target lock |
+//! | `devint-net` | socket discovery and the secure bind, the tokio server and client, the book file, the token file, the audit log, runtime provenance |
+//! | `devint-runtime` | the reference lifecycle backend, the settings editors, one adapter per tool |
+//! | `devint-cli` | the `devint` command |
+//!
+//! Modules, bottom up (see `docs/architecture.md`):
 //!
 //! | module | owns |
 //! |---|---|
 //! | [`wire`] | the generated `assembly.devint.v1` types and sans-IO framing |
+//! | [`verbs`] | the closed verb set and its one table, typed calls, views, `Sentence` |
 //! | [`negotiate`] | pure version negotiation (spec §5) |
-//! | [`verbs`] | the closed verb set, typed calls, views, `Sentence` |
-//! | [`auth`] | capability tokens, scope, the enrolment book, resolution |
-//! | [`audit`] | the typed audit event and its sinks |
+//! | [`auth`] | capability tokens, scope, the enrolment book's logic and format, resolution |
+//! | [`audit`] | the typed audit event and the sink trait |
+//! | [`backend`] | the `Lifecycle` contract and the proofs its methods take |
+//! | [`peer`] | the peer-credential check and the `PeerVerified` proof |
 //! | [`session`] | the typestate connection, server and client sides (sans-IO) |
-//! | [`provenance`] | build identity, runtime provenance, standing |
-//! | [`transport`] | socket discovery, secure bind, peer credentials |
-//! | [`server`] / [`client`] | the tokio shells |
-//! | [`lifecycle`] | the backend contract and the reference backend |
-//! | [`adapters`] | one descriptor per tool and the shared engine |
-//!
-//! ## Quick start: embed a server (runtime authors)
-//!
-//! Implement [`lifecycle::Lifecycle`] (or use [`lifecycle::reference::ReferenceRuntime`]),
-//! then bind securely and serve. `examples/embed_server.rs` is a complete program.
-//!
-//! ```no_run
-//! # use std::sync::Arc;
-//! # async fn run(backend: Arc<dyn devint::lifecycle::Lifecycle>) -> Result<(), Box<dyn std::error::Error>> {
-//! use devint::{audit, auth, server::Server, transport};
-//!
-//! let state = std::path::Path::new("/home/me/.aa/devint");
-//! let book = Arc::new(auth::SharedBook::open(auth::BookFile::new(state.join("enrolment.json")))?);
-//! let audit = Arc::new(audit::JsonLinesAuditLog::open(state.join("audit.jsonl"))?);
-//! let socket = transport::bind_secure(&transport::socket_path_from_env()?)?;
-//! Server::builder(book, backend, audit)
-//!     .build()
-//!     .serve(socket, async { tokio::signal::ctrl_c().await.ok(); })
-//!     .await?;
-//! # Ok(()) }
-//! ```
-//!
-//! ## Quick start: write a client (client authors)
-//!
-//! ```no_run
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use devint::client::{load_token, DevIntClient};
-//! use devint::transport::SocketDiscovery;
-//! use devint::verbs::ToolId;
-//!
-//! let SocketDiscovery::Present(path) = DevIntClient::discover()? else {
-//!     return Err("the runtime is not running: start it with `devint serve`".into());
-//! };
-//! let negotiated = DevIntClient::connect(&path, "my-extension", "1.0.0").await?;
-//! if negotiated.is_degraded() {
-//!     eprintln!("{}", negotiated.ack().degraded_reason);
-//! }
-//! let mut client = negotiated.authorize(load_token(&path)?);
-//! let status = client.status(ToolId::parse("claude-code")?).await?;
-//! println!("{} (verified at {})", status.achieved_level, status.observed_at_unix_secs);
-//! # Ok(()) }
-//! ```
-//!
-//! See `docs/client.md` for the five duties of a correct client.
+//! | [`provenance`] | build identity, the three-state comparison, standing |
 //!
 //! ## Quick start: drive the core without a socket (fuzzers, property tests)
 //!
@@ -83,8 +46,8 @@
 //!
 //! ```
 //! # #[cfg(feature = "test-support")] {
+//! use devint::peer::PeerVerified;
 //! use devint::session::{Connection, Handshake};
-//! use devint::transport::PeerVerified;
 //! use devint::wire::pb;
 //!
 //! let conn = Connection::new(PeerVerified::for_tests(1000), 1);
@@ -96,21 +59,20 @@
 //! assert!(ack.provenance.is_none());
 //! # }
 //! ```
+//!
+//! Runtime authors embed the server of `devint-net` in front of their own [`backend::Lifecycle`];
+//! client authors use its `DevIntClient` (or `devint sidecar` from any language).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod adapters;
 pub mod audit;
 pub mod auth;
-pub mod client;
-pub mod lifecycle;
+pub mod backend;
 pub mod negotiate;
+pub mod peer;
 pub mod provenance;
-mod scratch;
-pub mod server;
 pub mod session;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
-pub mod transport;
 pub mod verbs;
 pub mod wire;

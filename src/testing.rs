@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::lifecycle::{Lifecycle, LifecycleError};
-use crate::session::{Authorization, ToolAuthorization};
+use crate::backend::{Authorization, Lifecycle, LifecycleError, ToolAuthorization};
 use crate::verbs::{
     AdapterCeiling, ApplyMutation, ApplyOutcomeView, ApplyView, ApprovalId, ApprovalRelayAck,
     CapabilityName, CapabilityView, Compatibility, Level, Phase, PlanArgs, PlanId, PlanView,

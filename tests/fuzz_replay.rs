@@ -1,31 +1,30 @@
-//! Replays every committed fuzz corpus (`fuzz/corpus/<target>/`) through its target's
-//! harness on stable Rust, so seeds and crash reproducers are regression tests without
-//! cargo-fuzz or nightly.
+//! Replays every committed fuzz corpus (`fuzz/corpus/<target>/`) of the core's targets
+//! through its harness on stable Rust, so seeds and crash reproducers are regression tests
+//! without cargo-fuzz or nightly. The reference runtime's targets are replayed by
+//! `crates/devint-runtime/tests/fuzz_replay.rs`; every target is claimed by one of the two.
+//! Needs the `fuzzing` feature (`cargo test --workspace --all-features`).
+#![cfg(feature = "fuzzing")]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-/// The harness each fuzz target runs. Adding a target is one line here.
+/// The harness each core fuzz target runs. Adding a target is one line here (or in the
+/// runtime's replay, for a target of the runtime).
 fn harness_for(target: &str) -> Option<fn(&[u8])> {
     match target {
         "frame_decoders" => Some(devint::wire::fuzz_harness::decode_both),
-        #[cfg(feature = "test-support")]
         "session_server" => Some(devint::session::fuzz_harness::server_sequence),
-        #[cfg(feature = "test-support")]
         "session_client" => Some(devint::session::fuzz_harness::client_frames),
-        "settings_edit" => Some(devint::lifecycle::edit::fuzz_harness::edit_roundtrip),
         "enrolment_book" => Some(devint::auth::fuzz_harness::load_book),
-        "receipt" => Some(devint::lifecycle::reference::fuzz_harness::receipt),
         _ => None,
     }
 }
 
-/// Targets whose harness exists only with the `test-support` feature (`cargo test
-/// --all-features` replays them); skipped without it.
-const NEED_TEST_SUPPORT: &[&str] = &["session_server", "session_client"];
+/// Targets of the reference runtime, replayed by `crates/devint-runtime/tests/fuzz_replay.rs`.
+const RUNTIME_TARGETS: &[&str] = &["settings_edit", "receipt"];
 
 fn skipped(target: &str) -> bool {
-    !cfg!(feature = "test-support") && NEED_TEST_SUPPORT.contains(&target)
+    RUNTIME_TARGETS.contains(&target)
 }
 
 fn fuzz_dir() -> PathBuf {
@@ -82,6 +81,12 @@ fn every_fuzz_target_has_a_harness_and_a_seed_corpus() {
     for file in targets {
         let target = file.trim_end_matches(".rs");
         if skipped(target) {
+            assert!(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("crates/devint-runtime/tests/fuzz_replay.rs")
+                    .is_file(),
+                "fuzz target {target} is left to the runtime's replay, which is missing"
+            );
             continue;
         }
         assert!(

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use devint::audit::{AuditEvent, AuditKind, AuthFailureReason, NegotiationFailure};
 use devint::auth::{ClientName, LiveBook, Scope, TokenId, TokenSecret, ToolScope};
+use devint::peer::PeerVerified;
 use devint::session::{AnyConnection, Client, ClientError, Connection, ServerEnv, Step};
 use devint::testing::CountingBackend;
-use devint::transport::PeerVerified;
 use devint::verbs::{ToolId, Verb, VerbResult};
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, ServerToClient};
 use pb::DenyCode;

@@ -4,11 +4,11 @@
 //! `Authorization` for one call, one `Grant` for one request.
 
 use devint::auth::Grant;
+use devint::backend::{Authorization, ToolAuthorization};
+use devint::peer::PeerVerified;
 use devint::session::{
-    client, AnyConnection, Authorization, Authorized, Client, Connection, Dispatch, Negotiated,
-    ToolAuthorization, Unauthenticated,
+    client, AnyConnection, Authorized, Client, Connection, Dispatch, Negotiated, Unauthenticated,
 };
-use devint::transport::PeerVerified;
 use static_assertions::{assert_impl_all, assert_not_impl_any};
 
 // Sessions are Send (and Sync: nothing in them is shared-mutable).

@@ -2,8 +2,8 @@
 //! that keeps it, every annotation names a rule of the table, and the table's **where**
 //! column names exactly the files that carry each annotation.
 //!
-//! Rules enforced only in files others were editing (`src/server/`, `src/client/`,
-//! `src/bin/`) are listed in [`PENDING`] and marked `(pending)` in the table until the
+//! Rules enforced only in files others were editing (the server, the client and
+//! the command) are listed in [`PENDING`] and marked `(pending)` in the table until the
 //! lead annotates them; a pending entry whose file now carries the annotation fails as
 //! stale, so the list only ever shrinks.
 
@@ -17,7 +17,11 @@ const PENDING: &[(&str, &str)] = &[];
 const MIN_RULES: usize = 30;
 
 /// The directories a pending entry may name: the ones others were editing.
-const PENDING_DIRS: &[&str] = &["src/server/", "src/client/", "src/bin/"];
+const PENDING_DIRS: &[&str] = &[
+    "crates/devint-net/src/server/",
+    "crates/devint-net/src/client/",
+    "crates/devint-cli/src/",
+];
 
 /// One file of the **where** column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -270,16 +274,22 @@ fn collect(root: &Path, dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<
     }
 }
 
-/// The files annotations may live in: `src/**/*.rs`, `build.rs`, `proto/**`.
+/// The files annotations may live in: `src/**/*.rs` and `crates/*/src/**/*.rs`,
+/// `build.rs`, `proto/**`; paths are relative to the repository root.
 fn crate_sources() -> Vec<(String, String)> {
     let root = crate_root();
     let mut out = Vec::new();
-    collect(
-        &root,
-        &root.join("src"),
-        &|p| p.extension().is_some_and(|e| e == "rs"),
-        &mut out,
-    );
+    let rust = |p: &Path| p.extension().is_some_and(|e| e == "rs");
+    collect(&root, &root.join("src"), &rust, &mut out);
+    let mut members: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .expect("the workspace has a crates/ directory")
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.join("src").is_dir())
+        .collect();
+    members.sort();
+    for member in members {
+        collect(&root, &member.join("src"), &rust, &mut out);
+    }
     collect(&root, &root.join("proto"), &|_| true, &mut out);
     let build = root.join("build.rs");
     out.push((
@@ -387,12 +397,12 @@ fn an_annotation_in_a_file_the_table_does_not_name_fails() {
 #[test]
 fn a_pending_rule_passes_until_its_file_is_annotated() {
     let (mut doc, mut sources) = synthetic(MIN_RULES);
-    doc.push_str("| S2-LATER | §2 | later | `src/server/x.rs` (pending) |\n");
-    let pending = [("S2-LATER", "pending: src/server/x.rs")];
+    doc.push_str("| S2-LATER | §2 | later | `crates/devint-net/src/server/x.rs` (pending) |\n");
+    let pending = [("S2-LATER", "pending: crates/devint-net/src/server/x.rs")];
     assert_eq!(check(&doc, &sources, &pending), Vec::<String>::new());
 
     sources.push((
-        "src/server/x.rs".to_owned(),
+        "crates/devint-net/src/server/x.rs".to_owned(),
         "// spec[S2-LATER] §2: later.\n".to_owned(),
     ));
     let problems = check(&doc, &sources, &pending);
@@ -407,7 +417,7 @@ fn a_pending_rule_passes_until_its_file_is_annotated() {
 #[test]
 fn a_pending_mark_without_a_pending_entry_fails() {
     let (mut doc, sources) = synthetic(MIN_RULES);
-    doc.push_str("| S2-LATER | §2 | later | `src/server/x.rs` (pending) |\n");
+    doc.push_str("| S2-LATER | §2 | later | `crates/devint-net/src/server/x.rs` (pending) |\n");
     let problems = check(&doc, &sources, &[]);
     assert!(
         problems.iter().any(|p| p.contains("not in PENDING")),
@@ -416,7 +426,7 @@ fn a_pending_mark_without_a_pending_entry_fails() {
     let problems = check(
         &synthetic(MIN_RULES).0,
         &sources,
-        &[("S1-R1", "pending: src/server/x.rs")],
+        &[("S1-R1", "pending: crates/devint-net/src/server/x.rs")],
     );
     assert!(
         problems

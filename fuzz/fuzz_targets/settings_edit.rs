@@ -1,12 +1,12 @@
 //! Feeds arbitrary JSON, JSONC and TOML (a format byte, a key-set byte, then the text) to
 //! the settings-file editors: our edit must reverse to the input byte for byte when the
 //! output is untouched, and nothing may panic. The key-edit checks live in
-//! `devint::lifecycle::edit::fuzz_harness::edit_roundtrip` (replayed by `cargo test`);
+//! `devint_runtime::edit::fuzz_harness::edit_roundtrip` (replayed by `cargo test`);
 //! this target adds, on the same input, element edits (entries we own in shared arrays)
 //! and the absent-file case, which that harness does not drive.
 #![no_main]
 
-use devint::lifecycle::edit::{
+use devint_runtime::edit::{
     EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, SettingsDoc, SettingsFormat,
 };
 use serde_json::json;
@@ -82,6 +82,6 @@ fn element_roundtrip(data: &[u8]) {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    devint::lifecycle::edit::fuzz_harness::edit_roundtrip(data);
+    devint_runtime::edit::fuzz_harness::edit_roundtrip(data);
     element_roundtrip(data);
 });

@@ -3,21 +3,20 @@
 //! This module owns what an audit record can say — two classes of event only:
 //! authentication/authorization failures (including rejected peers, failed negotiations,
 //! refused frames and connections) and lifecycle mutations with their outcome — and where
-//! records go ([`AuditSink`]: [`JsonLinesAuditLog`], [`TracingAuditSink`],
-//! [`MemoryAuditSink`], [`FanoutSink`]).
+//! records go ([`AuditSink`]: [`TracingAuditSink`], [`MemoryAuditSink`], [`FanoutSink`]; the
+//! durable hash-chained file is `devint_net::audit_log::JsonLinesAuditLog`).
 //!
 //! It must never: hold a token value or protected content, grow a free-form field (a test
 //! pins the field set), invent a token id for a denial that reached no record, read the
 //! clock, or drop an event silently when a sink fails.
 
 mod event;
-mod json_lines;
 mod sink;
 
+/// Tool ids are recorded through [`ToolRef`] (defined beside `ToolId` in [`crate::verbs`]).
+pub use crate::verbs::{ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX, TOOL_REF_MAX_HEX_RUN};
 pub use event::{
     AuditEvent, AuditKind, AuditOutcome, AuthFailureReason, ConnectionLimit, FrameRefusal,
-    MutationOutcome, MutationVerb, NegotiationFailure, ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX,
-    TOOL_REF_MAX_HEX_RUN,
+    MutationOutcome, MutationVerb, NegotiationFailure,
 };
-pub use json_lines::{verify, ChainHead, JsonLinesAuditLog, VerifyError};
 pub use sink::{AuditError, AuditSink, FanoutSink, MemoryAuditSink, TracingAuditSink};

@@ -105,7 +105,7 @@ impl EnrolmentBook {
         Ok((id, secret))
     }
 
-    /// Enrol a secret the caller generated (see [`TokenSecret::from_bytes`]).
+    /// Enrol a secret the caller generated (see `TokenSecret::from_bytes`, feature `test-support`).
     pub fn issue_with_secret(
         &mut self,
         client: ClientName,

@@ -1,27 +1,21 @@
-//! Invariant checks over the enrolment-book parser, shared by the cargo-fuzz target
-//! `enrolment_book` and its corpus replay in `tests/fuzz_replay.rs`.
+//! Invariant checks over the enrolment-book format, shared by the cargo-fuzz target
+//! `enrolment_book` and its corpus replay in `tests/fuzz_replay.rs` (feature `fuzzing`).
 //!
-//! This module owns what "loading an arbitrary book file is safe" means, stated as code that
-//! panics on a violation. It is test support: it writes only inside its own private scratch
-//! directory under the system temp directory, never the real book, and is never called by
-//! a server or the CLI.
+//! This module owns what "decoding an arbitrary book file is safe" means, stated as code
+//! that panics on a violation. It touches no file; the file layer's own checks (modes,
+//! owners, kinds) are tested beside it in `devint-net`.
 //!
-//! The invariants, for arbitrary bytes written as a `0600` book in a `0700` directory:
-//! - [`BookFile::load`] never panics;
+//! The invariants, for arbitrary bytes as the content of a book file:
+//! - [`decode_book`] never panics;
 //! - a loaded book knows a token only if that token's SHA-256 digest is written, in
 //!   lowercase hex, in the file: nothing the file does not enrol resolves (checked with
 //!   the probe secrets [`probe_secret`]`(0..PROBES)`, whose digests the seeds enrol);
 //! - no loaded book is bigger than the number of `digest_sha256` fields in the file, and
 //!   every record's token id is written in the file;
-//! - a loaded book round-trips: save → load gives an equal book, and saving that again
-//!   writes the same bytes.
+//! - a loaded book round-trips: encode → decode gives an equal book, and encoding that
+//!   again gives the same bytes.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-
-use super::{AuthDenial, BookFile, EnrolmentBook, TokenSecret};
-use crate::scratch::ScratchDir;
+use super::{decode_book, encode_book, AuthDenial, EnrolmentBook, TokenSecret};
 use crate::verbs::Verb;
 
 /// How many probe secrets the harness tries against every loaded book.
@@ -61,23 +55,10 @@ fn strings_in(value: &serde_json::Value, out: &mut Vec<String>) {
     }
 }
 
-/// Writes `data` as a book file and loads it, checking the invariants in the module doc.
+/// Decodes `data` as a book file's content, checking the invariants in the module doc.
 /// Panics only when one of them breaks.
 pub fn load_book(data: &[u8]) {
-    let scratch = ScratchDir::new("devint-book-fuzz");
-    let path = scratch.path().join("enrolment-book.json");
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .expect("create the fuzz book file");
-    file.set_permissions(fs::Permissions::from_mode(0o600))
-        .expect("set the book file's mode");
-    file.write_all(data).expect("write the fuzz book file");
-    drop(file);
-
-    let Ok(book) = BookFile::new(&path).load() else {
+    let Ok(book) = decode_book(data) else {
         return;
     };
 
@@ -113,17 +94,14 @@ pub fn load_book(data: &[u8]) {
         "a fresh random token resolves against a fuzzed book"
     );
 
-    // Round trip: what we save, we load back unchanged, and saving is canonical.
-    let copy = BookFile::new(scratch.path().join("round-trip.json"));
-    copy.save(&book).expect("saving a loaded book succeeds");
-    let first = fs::read(copy.path()).expect("read the saved book");
-    let reloaded = copy.load().expect("a saved book loads");
-    assert_eq!(reloaded, book, "load → save → load changed the book");
-    copy.save(&reloaded).expect("saving again succeeds");
-    let second = fs::read(copy.path()).expect("read the saved book again");
+    // Round trip: what we encode, we decode back unchanged, and encoding is canonical.
+    let first = encode_book(&book);
+    let reloaded = decode_book(first.as_bytes()).expect("an encoded book decodes");
+    assert_eq!(reloaded, book, "decode → encode → decode changed the book");
+    let second = encode_book(&reloaded);
     assert_eq!(
         first, second,
-        "saving the same book twice wrote different bytes"
+        "encoding the same book twice gave different bytes"
     );
 }
 
@@ -142,11 +120,7 @@ mod tests {
     fn a_valid_book_passes_the_harness_and_resolves_its_probe() {
         let text = valid_book_text(2);
         load_book(text.as_bytes());
-        let dir = ScratchDir::new("devint-book-fuzz");
-        let path = dir.path().join("b.json");
-        fs::write(&path, &text).unwrap();
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-        let book = BookFile::new(&path).load().unwrap();
+        let book = decode_book(text.as_bytes()).unwrap();
         assert!(knows(&book, &probe_secret(2)));
         assert!(!knows(&book, &probe_secret(3)));
     }
@@ -166,14 +140,10 @@ mod tests {
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/enrolment_book");
         let mut valid = 0;
-        for entry in fs::read_dir(&dir).unwrap() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let scratch = ScratchDir::new("devint-book-fuzz");
-            let copy = scratch.path().join("b.json");
-            fs::write(&copy, fs::read(&path).unwrap()).unwrap();
-            fs::set_permissions(&copy, fs::Permissions::from_mode(0o600)).unwrap();
-            let loaded = BookFile::new(&copy).load();
+            let loaded = decode_book(&std::fs::read(&path).unwrap());
             if name.starts_with("valid_") {
                 let book = loaded.unwrap_or_else(|e| panic!("{name}: {e}"));
                 if !book.is_empty() {

@@ -31,7 +31,7 @@ impl std::fmt::Debug for Grant {
             .field("client_name", &self.client_name)
             .field("scope", &self.scope)
             .field("verb", &self.verb)
-            .field("tool", &crate::audit::ToolRef::from_request(&self.tool))
+            .field("tool", &crate::verbs::ToolRef::from_request(&self.tool))
             .finish()
     }
 }

@@ -58,8 +58,11 @@ impl TokenSecret {
         Ok(secret)
     }
 
-    /// Wrap bytes the caller generated (tests and models that must know the secret before
-    /// handing it to the book). Production code uses [`TokenSecret::generate`].
+    /// Wrap bytes the caller chose (tests and models that must know the secret before
+    /// handing it to the book). Compiled only under `cfg(test)` or the `test-support`
+    /// feature: production code has only [`TokenSecret::generate`] and
+    /// [`TokenSecret::parse`].
+    #[cfg(any(test, feature = "test-support"))]
     pub fn from_bytes(bytes: [u8; SECRET_LEN]) -> TokenSecret {
         TokenSecret(bytes)
     }

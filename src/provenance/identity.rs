@@ -62,6 +62,12 @@ impl BuildIdentity {
         }
     }
 
+    /// The source checkout path compiled in by `build.rs` (empty when the build set
+    /// `AA_BUILD_SOURCE_PATH` empty): what a runtime reports as `source_path`.
+    pub fn compiled_source_path() -> &'static str {
+        env!("DEVINT_BUILD_SOURCE_PATH")
+    }
+
     /// The identity a peer claims in its `RuntimeProvenance`.
     pub fn from_wire(p: &pb::RuntimeProvenance) -> BuildIdentity {
         BuildIdentity {

@@ -3,12 +3,13 @@
 //! routes a frame to the one transition its state has.
 
 use crate::audit::{AuditEvent, AuditKind, FrameRefusal};
-use crate::lifecycle::Lifecycle;
+use crate::auth::TokenResolver;
+use crate::backend::Lifecycle;
 use crate::wire::{pb, ClientFrame, FrameError, FrameErrorKind, ServerFrame};
 
 use super::denial::{denied, DenialCause};
 use super::server::{
-    Admission, Closing, Connection, ConnectionMeta, Dispatch, Handshake, Negotiated, TokenResolver,
+    Admission, Closing, Connection, ConnectionMeta, Dispatch, Handshake, Negotiated,
     Unauthenticated,
 };
 

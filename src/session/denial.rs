@@ -8,7 +8,7 @@
 // spec[S6-NO-TOKEN-ECHO] §6: `Denied.message` never echoes the token and never says how close
 // it came to matching; the sentences below are fixed text.
 use crate::auth::{AuthDenial, ResolveError};
-use crate::lifecycle::LifecycleError;
+use crate::backend::LifecycleError;
 use crate::verbs::{CallError, Verb};
 use crate::wire::pb::{self, DenyCode};
 

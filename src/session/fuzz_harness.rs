@@ -22,9 +22,9 @@ use std::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 
 use crate::auth::{ClientName, EnrolmentRecord, LiveBook, Scope, TokenSecret, ToolScope};
+use crate::peer::PeerVerified;
 use crate::session::{AnyConnection, Client, Connection, ServerEnv, Step};
 use crate::testing::CountingBackend;
-use crate::transport::PeerVerified;
 use crate::verbs::{ToolId, Verb, VerbCall, VerbResult};
 use crate::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, ServerToClient};
 

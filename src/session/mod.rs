@@ -1,12 +1,13 @@
 //! The session core: connections whose type says what they may do, for the server and
 //! the client. **Sans-IO**: this module does no IO and reads no clock; frames and `now`
 //! come in as arguments, frames and audit events go out as return values. The only IO is
-//! what the injected [`TokenResolver`] and [`Lifecycle`](crate::lifecycle::Lifecycle) do.
+//! what the injected [`TokenResolver`](crate::auth::TokenResolver) and
+//! [`Lifecycle`](crate::backend::Lifecycle) do.
 //!
 //! ## Driver contract (server)
 //!
 //! 1. The shell accepts a socket, checks the peer's uid (minting
-//!    [`PeerVerified`](crate::transport::PeerVerified)) and makes a
+//!    [`PeerVerified`](crate::peer::PeerVerified)) and makes a
 //!    [`Connection<Unauthenticated>`](Connection) — there is no other constructor.
 //! 2. For each decoded frame it calls [`AnyConnection::handle`]; for a decoder error,
 //!    [`AnyConnection::handle_frame_error`]; at a handshake or idle timeout,
@@ -29,19 +30,17 @@
 //! → `Client<Authorized>`.
 
 mod any;
-mod authorization;
 pub mod client;
 mod denial;
-#[cfg(any(test, feature = "test-support"))]
+#[cfg(feature = "fuzzing")]
 pub mod fuzz_harness;
 mod sentences;
 mod server;
 
 pub use any::{AnyConnection, ServerEnv, Step};
-pub use authorization::{Authorization, ToolAuthorization};
 pub use client::{Client, ClientError, PendingCall};
 pub use denial::{denied, DenialCause};
 pub use server::{
     Admission, Answer, Authorized, Closing, Connection, ConnectionMeta, Dispatch, Handshake,
-    Negotiated, TokenResolver, Unauthenticated,
+    Negotiated, Unauthenticated,
 };

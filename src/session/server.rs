@@ -1,7 +1,7 @@
 //! The server side of a connection, in typestates.
 //!
 //! ```text
-//!                    PeerVerified (minted by transport's peer-credential check)
+//!                    PeerVerified (minted by the peer-credential check, crate::peer)
 //!                         │
 //!                         ▼
 //!            Connection<Unauthenticated> ──Request first──▶ Denied{0, PROTOCOL_VIOLATION}, closed
@@ -21,47 +21,14 @@
 //! only IO is what the injected [`TokenResolver`] and [`Lifecycle`] do.
 
 use crate::audit::{AuditEvent, AuditKind, MutationOutcome, MutationVerb, NegotiationFailure};
-use crate::auth::{Grant, ResolveError};
-use crate::lifecycle::{Lifecycle, LifecycleError};
+use crate::auth::TokenResolver;
+use crate::backend::{Authorization, Lifecycle, LifecycleError};
 use crate::negotiate::{self, Agreement, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE};
-use crate::transport::PeerVerified;
+use crate::peer::PeerVerified;
 use crate::verbs::{ApplyMutation, ToolId, Verb, VerbCall, VerbResult};
 use crate::wire::{pb, ServerFrame};
 
-use super::authorization::Authorization;
 use super::denial::{denied, DenialCause};
-
-/// Resolves a request's token against the enrolment book *now* (so revocation is
-/// immediate). Implemented by the book types of [`crate::auth`].
-pub trait TokenResolver: Send + Sync {
-    /// Resolve `token` for `verb` on `tool` at `now` (spec §6 steps 2–4).
-    fn resolve(&self, token: &str, verb: Verb, tool: &str, now: u64)
-        -> Result<Grant, ResolveError>;
-}
-
-impl TokenResolver for crate::auth::SharedBook {
-    fn resolve(
-        &self,
-        token: &str,
-        verb: Verb,
-        tool: &str,
-        now: u64,
-    ) -> Result<Grant, ResolveError> {
-        crate::auth::SharedBook::resolve(self, token, verb, tool, now)
-    }
-}
-
-impl TokenResolver for crate::auth::LiveBook {
-    fn resolve(
-        &self,
-        token: &str,
-        verb: Verb,
-        tool: &str,
-        now: u64,
-    ) -> Result<Grant, ResolveError> {
-        crate::auth::LiveBook::resolve(self, token, verb, tool, now).map_err(ResolveError::Denied)
-    }
-}
 
 /// Who a connection is: the server's id for it and the peer's verified uid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

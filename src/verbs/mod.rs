@@ -11,12 +11,14 @@
 
 mod call;
 mod sentence;
+mod tool_ref;
 mod verb;
 pub mod views;
 mod vocab;
 
 pub use call::{CallError, PlanArgs, ResponseError, VerbCall, VerbResult};
 pub use sentence::{Sentence, SentenceRefusal, CREDENTIAL_PLACEHOLDER, SHAPE_PLACEHOLDER};
+pub use tool_ref::{ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX, TOOL_REF_MAX_HEX_RUN};
 pub use verb::{UnknownVerb, Verb, VerbRule, VerbSet};
 pub use views::*;
 pub use vocab::{

@@ -11,7 +11,7 @@
 //! - [`Decoder`]: incremental, one per direction (`Decoder<ClientToServer>` yields
 //!   [`ClientFrame`], `Decoder<ServerToClient>` yields [`ServerFrame`]), refusing hostile
 //!   framing with a typed [`FrameError`]. Its driver contract is in the [`decode`] module.
-//! - [`fuzz_harness`]: the invariant checks the fuzz targets and `cargo test` replay run.
+//! - `fuzz_harness` (feature `fuzzing`): the invariant checks the fuzz targets and `cargo test` replay run.
 
 /// Types generated from `proto/devint.proto` by `prost` (compiled in `build.rs` by `protox`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
@@ -22,6 +22,7 @@ pub mod pb {
 pub mod decode;
 mod encode;
 mod frame;
+#[cfg(feature = "fuzzing")]
 pub mod fuzz_harness;
 mod length;
 #[cfg(test)]

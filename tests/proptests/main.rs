@@ -1,7 +1,6 @@
 //! Property tests, one module per area. Run with `cargo test --test proptests`.
 
 mod auth;
-mod edit;
 mod negotiate;
 mod session;
 mod wire;

@@ -8,9 +8,9 @@
 use std::time::Duration;
 
 use devint::auth::{ClientName, LiveBook, Scope, ToolScope};
+use devint::peer::PeerVerified;
 use devint::session::{AnyConnection, Connection, ServerEnv, Step};
 use devint::testing::CountingBackend;
-use devint::transport::PeerVerified;
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame};
 use proptest::prelude::*;
 

@@ -1,8 +1,8 @@
 // A backend method needs an Authorization, which only the session mints after the
 // spec §6 checks; it cannot be built here, not even from a Grant.
 use devint::auth::Grant;
-use devint::lifecycle::Lifecycle;
-use devint::session::Authorization;
+use devint::backend::Lifecycle;
+use devint::backend::Authorization;
 
 pub fn call(backend: &dyn Lifecycle, grant: Grant) {
     let auth = Authorization { grant, request_id: 1, version: 5, now: 0 };

@@ -1,0 +1,281 @@
+//! Durable, atomic replacement and removal of one file.
+//!
+//! Owns the write path every lifecycle mutation goes through: a unique temporary file in the
+//! target's directory (random name, `O_EXCL`), `fsync`, the target's mode and owner kept,
+//! `rename` over the target, `fsync` of the directory. It must never leave a half-written
+//! target or a stray temporary file behind on failure, and never follow a symlink it creates.
+//!
+//! A symlinked target is resolved first, so the link (a dotfile manager's, say) survives and
+//! the file it points to is replaced.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use rand::Rng;
+use rustix::io::Errno;
+
+/// The mode given to a new file when the caller names none: settings may hold secrets.
+pub const DEFAULT_NEW_FILE_MODE: u32 = 0o600;
+
+/// Why a durable write or removal failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DurableError {
+    /// The file system holding the target is mounted read-only.
+    #[error("{path}: the file system is read-only; nothing was changed")]
+    ReadOnly {
+        /// The target.
+        path: PathBuf,
+    },
+    /// The OS refused the operation (mode bits, ownership, an immutable attribute).
+    #[error(
+        "{path}: permission denied while trying to {op}; nothing was changed — check the \
+         ownership and permissions of the file and its directory"
+    )]
+    PermissionDenied {
+        /// The target.
+        path: PathBuf,
+        /// The step that was refused.
+        op: &'static str,
+    },
+    /// No space (or quota) left on the device.
+    #[error("{path}: the disk is full; nothing was changed — free some space and retry")]
+    DiskFull {
+        /// The target.
+        path: PathBuf,
+    },
+    /// The target exists but is not a regular file.
+    #[error("{path}: not a regular file; nothing was changed")]
+    NotAFile {
+        /// The target.
+        path: PathBuf,
+    },
+    /// Any other I/O failure before the target was replaced.
+    #[error("{path}: could not {op}: {source}; nothing was changed")]
+    Io {
+        /// The target.
+        path: PathBuf,
+        /// The step that failed.
+        op: &'static str,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// The target was replaced (or removed) but its directory could not be synced.
+    #[error(
+        "{path}: the change is in place but the directory could not be synced ({source}); \
+         it may not survive a power loss — retry to make it durable"
+    )]
+    NotDurable {
+        /// The target.
+        path: PathBuf,
+        /// The OS error from `fsync` of the directory.
+        source: io::Error,
+    },
+}
+
+impl DurableError {
+    /// Whether the target may already hold the new state ([`DurableError::NotDurable`]).
+    pub fn target_changed(&self) -> bool {
+        matches!(self, Self::NotDurable { .. })
+    }
+}
+
+fn classify(path: &Path, op: &'static str, err: io::Error) -> DurableError {
+    let path = path.to_owned();
+    match err.raw_os_error().map(Errno::from_raw_os_error) {
+        Some(Errno::ROFS) => DurableError::ReadOnly { path },
+        Some(Errno::ACCESS | Errno::PERM) => DurableError::PermissionDenied { path, op },
+        Some(Errno::NOSPC | Errno::DQUOT) => DurableError::DiskFull { path },
+        _ => DurableError::Io {
+            path,
+            op,
+            source: err,
+        },
+    }
+}
+
+/// A temporary file removed on drop unless it was renamed into place.
+struct TempFile {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The file a write to `path` must replace: symlinks resolved, so the link survives.
+fn resolve(path: &Path) -> Result<PathBuf, DurableError> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(path).map_err(|e| classify(path, "resolve the symlink", e))
+        }
+        _ => Ok(path.to_owned()),
+    }
+}
+
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+fn sync_directory(dir: &Path, target: &Path) -> Result<(), DurableError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| DurableError::NotDurable {
+            path: target.to_owned(),
+            source,
+        })
+}
+
+/// Replaces `path` with `bytes` atomically and durably.
+///
+/// An existing target keeps its mode and owner; a new one gets `mode` (default
+/// [`DEFAULT_NEW_FILE_MODE`]). On any error before the rename the temporary file is removed
+/// and the target is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), DurableError> {
+    write_atomic_with(path, bytes, mode, &mut |file, bytes| file.write_all(bytes))
+}
+
+/// [`write_atomic`] with the content writer injected, so tests can fail it (disk full).
+pub fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    write: &mut dyn FnMut(&mut File, &[u8]) -> io::Result<()>,
+) -> Result<(), DurableError> {
+    let target = resolve(path)?;
+    let Some(name) = target.file_name() else {
+        return Err(DurableError::NotAFile { path: target });
+    };
+    let dir = directory_of(&target).to_owned();
+    let existing = match fs::metadata(&target) {
+        Ok(meta) if !meta.is_file() => return Err(DurableError::NotAFile { path: target }),
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(classify(&target, "inspect the file", e)),
+    };
+    let final_mode = existing
+        .as_ref()
+        .map(|m| m.mode() & 0o7777)
+        .or(mode)
+        .unwrap_or(DEFAULT_NEW_FILE_MODE);
+
+    let (mut file, mut temp) = loop {
+        let suffix: u64 = rand::rng().random();
+        let temp_path = dir.join(format!(
+            ".{}.devint-{suffix:016x}.tmp",
+            name.to_string_lossy()
+        ));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true) // O_CREAT | O_EXCL: never reuse someone else's file
+            .mode(0o600)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(&temp_path)
+        {
+            Ok(file) => {
+                break (
+                    file,
+                    TempFile {
+                        path: temp_path,
+                        armed: true,
+                    },
+                )
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(classify(&target, "create a temporary file", e)),
+        }
+    };
+
+    write(&mut file, bytes).map_err(|e| classify(&target, "write the new content", e))?;
+    file.set_permissions(fs::Permissions::from_mode(final_mode))
+        .map_err(|e| classify(&target, "set the file mode", e))?;
+    if let Some(meta) = &existing {
+        let mine = file
+            .metadata()
+            .map_err(|e| classify(&target, "inspect the temporary file", e))?;
+        if (mine.uid(), mine.gid()) != (meta.uid(), meta.gid()) {
+            std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()))
+                .map_err(|e| classify(&target, "keep the file's owner", e))?;
+        }
+    }
+    file.sync_all()
+        .map_err(|e| classify(&target, "flush the new content to disk", e))?;
+    drop(file);
+    fs::rename(&temp.path, &target).map_err(|e| classify(&target, "rename into place", e))?;
+    temp.armed = false;
+    sync_directory(&dir, &target)
+}
+
+/// Removes `path` durably (unlink, then `fsync` of the directory). Answers whether a file
+/// was there; an absent file is not an error.
+pub fn remove_durable(path: &Path) -> Result<bool, DurableError> {
+    match fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(classify(path, "remove the file", e)),
+    }
+    sync_directory(directory_of(path), path)?;
+    Ok(true)
+}
+
+/// Reads `path` as UTF-8 text, `None` if it does not exist.
+pub fn read_optional(path: &Path) -> Result<Option<String>, DurableError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(classify(path, "read the file", e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".devint-"))
+            .collect()
+    }
+
+    #[test]
+    fn a_full_disk_during_the_write_is_reported_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("settings.json");
+        fs::write(&target, b"{\"a\": 1}\n").unwrap();
+        let err = write_atomic_with(&target, b"{\"a\": 2}\n", None, &mut |file, bytes| {
+            file.write_all(&bytes[..3])?;
+            Err(io::Error::from_raw_os_error(Errno::NOSPC.raw_os_error()))
+        })
+        .unwrap_err();
+        assert!(matches!(err, DurableError::DiskFull { .. }), "{err:?}");
+        assert!(err
+            .to_string()
+            .contains("the disk is full; nothing was changed"));
+        assert_eq!(fs::read(&target).unwrap(), b"{\"a\": 1}\n");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_full_disk_on_a_new_file_leaves_no_file_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("config.toml");
+        let err = write_atomic_with(&target, b"a = 1\n", None, &mut |_, _| {
+            Err(io::Error::from_raw_os_error(Errno::DQUOT.raw_os_error()))
+        })
+        .unwrap_err();
+        assert!(matches!(err, DurableError::DiskFull { .. }), "{err:?}");
+        assert!(!target.exists());
+        assert!(leftovers(dir.path()).is_empty());
+    }
+}

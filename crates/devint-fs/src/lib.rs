@@ -1,0 +1,22 @@
+//! # devint-fs — the file layer under devint's runtime and its OS shell
+//!
+//! Owns the few ways devint touches files that both the reference runtime
+//! (`devint-runtime`) and the socket layer (`devint-net`: the enrolment book file, the
+//! client's token file, the audit log) need:
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`private`] | owner-only (`0600`/`0700`) files and directories: the checks, creation, the atomic durable write |
+//! | [`durable`] | durable, atomic replacement and removal of one file (temp file, `fsync`, rename, directory `fsync`) |
+//! | [`lock`] | the cross-process `flock` on one (tool, scope) |
+//!
+//! It knows nothing of the protocol, tokens or tools, never spawns a thread or a task, and
+//! never follows a symlink it created.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod durable;
+pub mod lock;
+pub mod private;
+#[cfg(any(test, feature = "test-support"))]
+pub mod scratch;

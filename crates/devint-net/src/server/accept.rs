@@ -1,0 +1,147 @@
+//! The accept loop: peer check before any byte is read, connection limits, back-off on
+//! accept errors, graceful shutdown.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::UnixListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::transport::{verify_peer, BoundSocket, SocketGuard};
+use devint::audit::{AuditEvent, AuditKind, ConnectionLimit};
+use devint::session::{AnyConnection, Connection};
+
+use super::clock::unix_now;
+use super::connection::run_connection;
+use super::runtime::{Server, Shared};
+use super::slots::SlotRefusal;
+
+/// Why `serve` could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The bound socket could not be handed to tokio.
+    #[error("could not register the socket with the async runtime: {0}")]
+    Register(#[source] std::io::Error),
+}
+
+impl Server {
+    /// Serve on `socket` until `shutdown` resolves; then stop accepting, give in-flight
+    /// requests the grace period, close every connection and remove the socket if its
+    /// inode is still ours.
+    pub async fn serve(
+        &self,
+        socket: BoundSocket,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServeError> {
+        let (listener, guard) = socket.into_tokio().map_err(ServeError::Register)?;
+        self.serve_listener(listener, guard, shutdown).await
+    }
+
+    async fn serve_listener(
+        &self,
+        listener: UnixListener,
+        guard: SocketGuard,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServeError> {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut tasks = JoinSet::new();
+        let ids = AtomicU64::new(1);
+        let mut backoff = Duration::from_millis(10);
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        backoff = Duration::from_millis(10);
+                        let id = ids.fetch_add(1, Ordering::Relaxed);
+                        admit(&self.shared, stream, id, &stop_rx, &mut tasks);
+                    }
+                    Err(error) => {
+                        // EMFILE and friends: back off instead of spinning.
+                        tracing::warn!(%error, ?backoff, "accept failed; backing off");
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(Duration::from_secs(1));
+                    }
+                },
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
+        }
+        drop(listener);
+        let _ = stop_tx.send(true);
+        let grace = self.shared.limits.shutdown_grace;
+        let drained =
+            tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
+        if drained.is_err() {
+            tracing::warn!(
+                remaining = tasks.len(),
+                "shutdown grace elapsed; closing connections"
+            );
+            tasks.shutdown().await;
+        }
+        match guard.close() {
+            Ok(removal) => tracing::info!(?removal, "socket closed"),
+            Err(error) => tracing::warn!(%error, "could not remove the socket"),
+        }
+        Ok(())
+    }
+}
+
+fn admit(
+    shared: &Arc<Shared>,
+    stream: tokio::net::UnixStream,
+    id: u64,
+    stop: &watch::Receiver<bool>,
+    tasks: &mut JoinSet<()>,
+) {
+    let now = unix_now();
+    // spec[S1-PEER-UID] §1: the peer's uid is checked at accept, before any byte is read.
+    let peer = match verify_peer(&stream) {
+        Ok(p) => p,
+        Err(rejected) => {
+            tracing::warn!(connection = id, %rejected, "peer rejected");
+            // spec[S10-AUTH-FAILURES] §10: rejected peers are audited.
+            let mut event = AuditEvent::new(now, AuditKind::PeerRejected).with_connection(id);
+            if let crate::transport::PeerRejected::OtherUid { peer, .. } = rejected {
+                event = event.with_peer_uid(peer);
+            }
+            shared.record(&event);
+            return;
+        }
+    };
+    let uid = peer.uid();
+    let slot = match shared.slots.acquire(uid) {
+        Ok(slot) => slot,
+        Err(refusal) => {
+            let limit = match refusal {
+                SlotRefusal::Total => ConnectionLimit::Total,
+                SlotRefusal::PerUid => ConnectionLimit::PerUid,
+            };
+            tracing::warn!(
+                connection = id,
+                uid,
+                ?limit,
+                "connection refused at a limit"
+            );
+            // spec[S10-AUTH-FAILURES] §10: connections refused at a limit are audited.
+            shared.record(
+                &AuditEvent::new(now, AuditKind::ConnectionRefusedAtLimit { limit })
+                    .with_connection(id)
+                    .with_peer_uid(uid),
+            );
+            // The refused client gets a closed socket, not a hang.
+            drop(stream);
+            return;
+        }
+    };
+    let conn = AnyConnection::new(Connection::new(peer, id));
+    let shared = Arc::clone(shared);
+    let stop = stop.clone();
+    tasks.spawn(async move {
+        let _slot = slot;
+        run_connection(shared, stream, conn, stop).await;
+    });
+}

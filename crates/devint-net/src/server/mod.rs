@@ -1,0 +1,33 @@
+//! The tokio server shell: what a runtime author embeds.
+//!
+//! This module owns sockets, timers, tasks and limits, and nothing else: it makes no
+//! protocol decision (every decision is [`devint::session`]'s). It accepts on a socket bound
+//! by [`crate::transport::bind_secure`], checks the peer's uid before reading a byte,
+//! enforces connection limits (total and per uid), the handshake, idle, per-request and
+//! write timeouts, runs authorised calls off the async worker threads with answers in
+//! request order, and shuts down gracefully.
+//!
+//! ## Driver contract
+//!
+//! 1. Bind: `let socket = transport::bind_secure(&path)?;`
+//! 2. Build: `let server = Server::builder(book, backend, audit).limits(..).build();`
+//! 3. Serve: `server.serve(socket, shutdown_future).await?;` — returns after shutdown, the
+//!    grace period, and removal of the socket (only if its inode is still ours).
+
+// Under `--cfg loom` tokio has no `net`: only the socket-free parts (slots, limits) build,
+// which is all the loom model of `ConnectionSlots` needs.
+#[cfg(not(loom))]
+mod accept;
+mod clock;
+mod config;
+#[cfg(not(loom))]
+mod connection;
+mod runtime;
+mod slots;
+
+#[cfg(not(loom))]
+pub use accept::ServeError;
+pub use clock::unix_now;
+pub use config::{Limits, ServeConfig, ENABLE_ENV};
+pub use runtime::{ProvenanceFn, Server, ServerBuilder};
+pub use slots::{ConnectionSlots, Slot, SlotRefusal};

@@ -1,0 +1,134 @@
+//! The client's copy of its token (spec §7): a `0600` file holding the 64 hex characters and
+//! a newline, named by `AA_DEVINT_TOKEN_FILE` or `devint.token` beside the socket.
+//!
+//! This is the one file a secret may be written to. Library code never reads the
+//! environment: the caller passes the variable's value to [`token_file_path`].
+
+use std::ffi::OsStr;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use devint::auth::{TokenSecret, SECRET_HEX_LEN};
+use devint_fs::private::{self as private_fs, Exposure};
+
+/// The environment variable naming the client's token file.
+pub const TOKEN_FILE_ENV: &str = "AA_DEVINT_TOKEN_FILE";
+/// The default file name, beside the socket.
+pub const DEFAULT_TOKEN_FILE_NAME: &str = "devint.token";
+
+/// The client's token file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenFileError {
+    /// An IO operation failed.
+    #[error("could not {action} the token file {}: {source}", path.display())]
+    Io {
+        /// What we were doing.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// Group or others may read or write it.
+    #[error("the token file {} has mode {mode:04o}: group or others can read or write it, so the token may be known to others; run `chmod 600 {}` and rotate the token with `devint tokens rotate`", path.display(), path.display())]
+    TooOpen {
+        /// The file.
+        path: PathBuf,
+        /// Its mode.
+        mode: u32,
+    },
+    /// Someone else owns it.
+    #[error("the token file {} is owned by uid {owner}, not by you (uid {us}); use a token file you own", path.display())]
+    NotOwned {
+        /// The file.
+        path: PathBuf,
+        /// Its owner.
+        owner: u32,
+        /// Our effective uid.
+        us: u32,
+    },
+    /// Not a regular file (or a symlink).
+    #[error("the token file {} is not a regular file (a symlink or directory?); point AA_DEVINT_TOKEN_FILE at the file itself", path.display())]
+    WrongKind {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The content is not one token.
+    #[error("the token file {} does not hold one token (64 lowercase hex characters and a newline); write it again from `devint enrol`", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Where the client's token file is: `env_value` (the value of `AA_DEVINT_TOKEN_FILE`) if set
+/// and non-empty, else `devint.token` in the socket's directory.
+pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf {
+    match env_value {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => private_fs::parent_dir(socket_path).join(DEFAULT_TOKEN_FILE_NAME),
+    }
+}
+
+/// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,
+/// creating the parent directory with mode `0700` if missing.
+pub fn write_token_file(path: &Path, secret: &TokenSecret) -> Result<(), TokenFileError> {
+    let io_err = |action, source| TokenFileError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = private_fs::parent_dir(path);
+    private_fs::create_private_dir(&dir).map_err(|e| io_err("create the directory of", e))?;
+    let mut content = zeroize::Zeroizing::new(String::with_capacity(SECRET_HEX_LEN + 1));
+    content.push_str(&secret.expose_secret_hex());
+    content.push('\n');
+    private_fs::write_private_atomically(path, content.as_bytes()).map_err(|e| io_err("write", e))
+}
+
+/// Read the token from `path`, refusing a file that group or others can read or write, or
+/// that we do not own. One trailing newline is trimmed; anything else around the token is
+/// malformed.
+pub fn read_token_file(path: &Path) -> Result<TokenSecret, TokenFileError> {
+    let io_err = |action, source| TokenFileError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = match private_fs::open_no_follow(path) {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(TokenFileError::WrongKind {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(e) => return Err(io_err("open", e)),
+    };
+    let meta = file.metadata().map_err(|e| io_err("inspect", e))?;
+    // spec[S7-TOKEN-FILE] §7: a client MUST refuse a token file readable by group or others.
+    private_fs::check_private(&meta, false).map_err(|x| match x {
+        Exposure::Mode(mode) => TokenFileError::TooOpen {
+            path: path.to_path_buf(),
+            mode,
+        },
+        Exposure::Owner { owner, us } => TokenFileError::NotOwned {
+            path: path.to_path_buf(),
+            owner,
+            us,
+        },
+        Exposure::Kind => TokenFileError::WrongKind {
+            path: path.to_path_buf(),
+        },
+    })?;
+    let mut buf = zeroize::Zeroizing::new(Vec::with_capacity(SECRET_HEX_LEN + 2));
+    file.take(SECRET_HEX_LEN as u64 + 2)
+        .read_to_end(&mut buf)
+        .map_err(|e| io_err("read", e))?;
+    let malformed = || TokenFileError::Malformed {
+        path: path.to_path_buf(),
+    };
+    let body = buf.strip_suffix(b"\n").unwrap_or(&buf);
+    let text = std::str::from_utf8(body).map_err(|_| malformed())?;
+    TokenSecret::parse(text).map_err(|_| malformed())
+}

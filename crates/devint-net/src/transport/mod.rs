@@ -1,0 +1,19 @@
+//! The OS layer of the DI-API (spec §1): where the socket lives and how it is bound so that
+//! only our uid can reach it. The peer-credential check that mints [`PeerVerified`] is the
+//! core's (`devint::peer`, re-exported here), so its proof cannot be forged above it.
+//!
+//! This module owns socket path discovery ([`discovery`]) and the secure bind with its
+//! mode/owner/symlink checks and stale-socket probe ([`bind`], [`probe`]). It makes no protocol decision, never reads or writes a frame,
+//! never repairs (`chmod`s) a directory it did not create, and never falls back to `/tmp`.
+
+pub mod bind;
+pub mod discovery;
+pub mod probe;
+
+pub use bind::{bind_secure, BindError, BoundSocket, Removal, SocketGuard, MAX_SOCKET_PATH_BYTES};
+pub use devint::peer::{check_peer_uid, verify_peer, PeerRejected, PeerVerified};
+pub use discovery::{
+    discover, discover_from_env, socket_path, socket_path_from_env, DiscoveryError,
+    SocketDiscovery, DEFAULT_SOCKET_UNDER_HOME, ENV_SOCKET,
+};
+pub use probe::{probe_socket, SocketProbe};

@@ -1,0 +1,782 @@
+//! The tokio server on real Unix sockets (spec §1, §2, §5, §6, §8; ADR §5.1–§5.4a): the
+//! real client's round trip, limits and timeouts that close (not hang) and are audited,
+//! pipelining in request order, slow calls isolated per connection, revocation through
+//! the book file, provenance by version, oversized frames, graceful shutdown and the write
+//! timeout.
+//!
+//! Every test has its own runtime, socket and book directory. No assertion is on elapsed
+//! time: the only timeouts here are hang guards that turn a missing close into a failure.
+
+#![cfg(feature = "test-support")]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use devint::audit::{AuditKind, ConnectionLimit, FrameRefusal, MemoryAuditSink};
+use devint::auth::{ClientName, Scope, TokenId, TokenSecret, ToolScope};
+use devint::backend::{Authorization, ToolAuthorization};
+use devint::backend::{Lifecycle, LifecycleError};
+use devint::session::ClientError;
+use devint::testing::CountingBackend;
+use devint::verbs::{
+    ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
+    ScopedEventList, StatusView, ToolId, ToolList, UserInput, Verb, VerbCall, VerificationView,
+};
+use devint::wire::{encode, pb, ClientFrame, Decoder, ServerFrame, ServerToClient};
+use devint_net::book::{BookFile, SharedBook};
+use devint_net::client::{ClientIoError, ClientOptions, DevIntClient, NegotiatedClient};
+use devint_net::server::{unix_now, Limits, Server};
+use devint_net::transport::bind_secure;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::UnixStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A guard against hangs, not a performance assertion.
+const HANG_GUARD: Duration = Duration::from_secs(20);
+
+/// Polls `done` every 5 ms until it holds, under the hang guard.
+async fn wait_until(what: &str, done: impl Fn() -> bool) {
+    guarded(what, async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+}
+
+async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> T {
+    match tokio::time::timeout(HANG_GUARD, fut).await {
+        Ok(v) => v,
+        Err(_) => panic!("hung: {what}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// A backend whose `status` of one tool waits at a gate, delegating everything else.
+// ---------------------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    changed: Condvar,
+    entered: AtomicUsize,
+}
+
+impl Gate {
+    fn wait(&self) {
+        self.entered.fetch_add(1, Ordering::SeqCst);
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.changed.wait(open).unwrap();
+        }
+    }
+    fn release(&self) {
+        *self.open.lock().unwrap() = true;
+        self.changed.notify_all();
+    }
+    fn entered(&self) -> usize {
+        self.entered.load(Ordering::SeqCst)
+    }
+}
+
+/// `status` of `slow_tool` blocks until the gate opens; every call counts when it returns.
+struct GatedBackend {
+    inner: CountingBackend,
+    slow_tool: ToolId,
+    gate: Arc<Gate>,
+    finished: AtomicUsize,
+}
+
+impl GatedBackend {
+    fn new(slow_tool: &str, gate: Arc<Gate>) -> GatedBackend {
+        GatedBackend {
+            inner: CountingBackend::default(),
+            slow_tool: ToolId::parse(slow_tool).unwrap(),
+            gate,
+            finished: AtomicUsize::new(0),
+        }
+    }
+    fn done<T>(&self, r: T) -> T {
+        self.finished.fetch_add(1, Ordering::SeqCst);
+        r
+    }
+}
+
+impl Lifecycle for GatedBackend {
+    fn knows_tool(&self, tool: &ToolId) -> bool {
+        self.inner.knows_tool(tool)
+    }
+    fn list_tools(&self, auth: &Authorization) -> Result<ToolList, LifecycleError> {
+        self.done(self.inner.list_tools(auth))
+    }
+    fn plan(&self, auth: &ToolAuthorization, args: &PlanArgs) -> Result<PlanView, LifecycleError> {
+        self.done(self.inner.plan(auth, args))
+    }
+    fn apply(&self, auth: &ToolAuthorization, plan: &PlanId) -> Result<ApplyView, LifecycleError> {
+        self.done(self.inner.apply(auth, plan))
+    }
+    fn status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError> {
+        if *auth.tool() == self.slow_tool {
+            self.gate.wait();
+        }
+        self.done(self.inner.status(auth))
+    }
+    fn verify(&self, auth: &ToolAuthorization) -> Result<VerificationView, LifecycleError> {
+        self.done(self.inner.verify(auth))
+    }
+    fn repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError> {
+        self.done(self.inner.repair(auth))
+    }
+    fn remove(
+        &self,
+        auth: &ToolAuthorization,
+        plan: Option<&PlanId>,
+    ) -> Result<RemovalView, LifecycleError> {
+        self.done(self.inner.remove(auth, plan))
+    }
+    fn scoped_events(
+        &self,
+        auth: &ToolAuthorization,
+        limit: u32,
+        since: u64,
+    ) -> Result<ScopedEventList, LifecycleError> {
+        self.done(self.inner.scoped_events(auth, limit, since))
+    }
+    fn approval_relay(
+        &self,
+        auth: &ToolAuthorization,
+        approval: &ApprovalId,
+        input: UserInput,
+    ) -> Result<ApprovalRelayAck, LifecycleError> {
+        self.done(self.inner.approval_relay(auth, approval, input))
+    }
+}
+
+/// A closed gate and a backend whose `status` of codex waits at it.
+fn gated_codex() -> (Arc<Gate>, Arc<GatedBackend>) {
+    let gate = Arc::new(Gate::default());
+    let backend = Arc::new(GatedBackend::new("codex", gate.clone()));
+    (gate, backend)
+}
+
+// ---------------------------------------------------------------------------------------
+// A running server in its own temp directory.
+// ---------------------------------------------------------------------------------------
+
+struct Running {
+    dir: tempfile::TempDir,
+    socket: PathBuf,
+    book: PathBuf,
+    token: String,
+    token_id: TokenId,
+    audit: Arc<MemoryAuditSink>,
+    server: Arc<Server>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+fn short_tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("dvs")
+        .tempdir_in("/tmp")
+        .unwrap()
+}
+
+fn start(backend: Arc<dyn Lifecycle>, limits: Limits) -> Running {
+    let dir = short_tempdir();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let book = state.join("book.json");
+    let file = BookFile::new(&book);
+    let (token_id, secret) = file
+        .update(|b| {
+            b.issue(
+                ClientName::parse("socket-test").unwrap(),
+                Scope::full_lifecycle(ToolScope::All),
+                Duration::from_secs(3600),
+                unix_now(),
+            )
+        })
+        .unwrap();
+    let token = secret.expose_secret_hex().to_string();
+    let shared = Arc::new(SharedBook::open(BookFile::new(&book)).unwrap());
+    let audit = Arc::new(MemoryAuditSink::new());
+    let server = Arc::new(
+        Server::builder(shared, backend, audit.clone())
+            .limits(limits)
+            .build(),
+    );
+    let socket = dir.path().join("run").join("devint.sock");
+    let bound = bind_secure(&socket).unwrap();
+    let (tx, rx) = oneshot::channel::<()>();
+    let serving = Arc::clone(&server);
+    let task = tokio::spawn(async move {
+        serving
+            .serve(bound, async {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap();
+    });
+    Running {
+        dir,
+        socket,
+        book,
+        token,
+        token_id,
+        audit,
+        server,
+        stop: Some(tx),
+        task: Some(task),
+    }
+}
+
+impl Running {
+    fn secret(&self) -> TokenSecret {
+        TokenSecret::parse(&self.token).unwrap()
+    }
+
+    async fn negotiate(&self) -> NegotiatedClient {
+        guarded(
+            "connect",
+            DevIntClient::connect(&self.socket, "socket-test", "0.0.0"),
+        )
+        .await
+        .unwrap()
+    }
+
+    /// A raw connection that has negotiated version 5.
+    async fn raw_negotiated(&self) -> Raw {
+        let mut raw = Raw::connect(&self.socket).await;
+        raw.hello(vec![5]).await;
+        raw
+    }
+
+    fn audited(&self, want: impl Fn(&AuditKind) -> bool) -> bool {
+        self.audit.events().iter().any(|e| want(&e.kind))
+    }
+
+    async fn wait_audited(&self, what: &str, want: impl Fn(&AuditKind) -> bool) {
+        wait_until(what, || self.audited(&want)).await
+    }
+
+    async fn shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            guarded("shutdown", task).await.unwrap();
+        }
+    }
+}
+
+/// A server on a plain counting backend.
+fn start_counting(limits: Limits) -> Running {
+    start(Arc::new(CountingBackend::default()), limits)
+}
+
+fn limits() -> Limits {
+    Limits {
+        shutdown_grace: Duration::from_secs(10),
+        ..Limits::default()
+    }
+}
+
+fn tool(id: &str) -> ToolId {
+    ToolId::parse(id).unwrap()
+}
+
+/// A raw connection speaking frames by hand.
+struct Raw {
+    stream: UnixStream,
+    decoder: Decoder<ServerToClient>,
+    pending: Vec<u8>,
+}
+
+impl Raw {
+    async fn connect(path: &Path) -> Raw {
+        Raw {
+            stream: UnixStream::connect(path).await.unwrap(),
+            decoder: Decoder::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    async fn send(&mut self, frames: &[ClientFrame]) {
+        let mut bytes = Vec::new();
+        for f in frames {
+            bytes.extend(encode(f).unwrap());
+        }
+        // All frames in one write: the server sees them pipelined.
+        self.stream.write_all(&bytes).await.unwrap();
+    }
+
+    async fn hello(&mut self, versions: Vec<u32>) -> pb::HelloAck {
+        self.send(&[ClientFrame::Hello(pb::Hello {
+            client_name: "raw".into(),
+            client_version: "0".into(),
+            di_api_versions: versions,
+            lifecycle_schema_versions: vec![1],
+        })])
+        .await;
+        match self.recv().await {
+            Some(ServerFrame::HelloAck(ack)) => ack,
+            other => panic!("expected HelloAck, got {other:?}"),
+        }
+    }
+
+    /// The next frame, or `None` at end of stream (or a reset).
+    async fn recv(&mut self) -> Option<ServerFrame> {
+        guarded("recv", async {
+            let mut buf = [0u8; 8192];
+            loop {
+                let mut input = &self.pending[..];
+                let decoded = self.decoder.decode(&mut input).unwrap();
+                let consumed = self.pending.len() - input.len();
+                self.pending.drain(..consumed);
+                if let Some(frame) = decoded {
+                    return Some(frame);
+                }
+                match self.stream.read(&mut buf).await {
+                    Ok(0) | Err(_) => return None,
+                    Ok(n) => self.pending.extend_from_slice(&buf[..n]),
+                }
+            }
+        })
+        .await
+    }
+
+    /// Read frames until the server closes; returns what arrived first.
+    async fn until_closed(&mut self) -> Vec<ServerFrame> {
+        let mut frames = Vec::new();
+        while let Some(f) = self.recv().await {
+            frames.push(f);
+        }
+        frames
+    }
+}
+
+fn request(call: &VerbCall, id: u64, token: &str) -> ClientFrame {
+    ClientFrame::Request(call.to_request(id, token))
+}
+
+fn status_of(id: &str) -> VerbCall {
+    VerbCall::Status { tool: tool(id) }
+}
+
+fn answered_id(frame: &ServerFrame) -> u64 {
+    match frame {
+        ServerFrame::Response(r) => r.request_id,
+        ServerFrame::Denied(d) => d.request_id,
+        other => panic!("expected an answer, got {other:?}"),
+    }
+}
+
+fn assert_unauthenticated(err: &ClientIoError) {
+    assert!(
+        matches!(
+            err,
+            ClientIoError::Session(ClientError::Denied {
+                code: pb::DenyCode::Unauthenticated,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests.
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_client_round_trip_negotiates_lists_tools_and_reads_status() {
+    let backend = Arc::new(CountingBackend::default());
+    let mut rt = start(backend.clone(), limits());
+    let negotiated = rt.negotiate().await;
+    assert_eq!(negotiated.version(), 5);
+    assert!(!negotiated.is_degraded());
+    let mut client = negotiated.authorize(rt.secret());
+    let tools = guarded("list_tools", client.list_tools()).await.unwrap();
+    let ids: Vec<&str> = tools.tools.iter().map(|t| t.tool_id.as_str()).collect();
+    assert_eq!(ids, ["claude-code", "codex"]);
+    let status = guarded("status", client.status(tool("codex")))
+        .await
+        .unwrap();
+    assert_eq!(status.tool_id.as_str(), "codex");
+    assert!(status.observed_at_unix_secs > 0);
+    assert_eq!(backend.calls(Verb::ListTools), 1);
+    assert_eq!(backend.calls(Verb::Status), 1);
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_with_an_unknown_token_is_denied_and_never_reaches_the_backend() {
+    let backend = Arc::new(CountingBackend::default());
+    let mut rt = start(backend.clone(), limits());
+    let mut client = rt
+        .negotiate()
+        .await
+        .authorize(TokenSecret::from_bytes([7; 32]));
+    let err = guarded("status", client.status(tool("codex")))
+        .await
+        .unwrap_err();
+    assert_unauthenticated(&err);
+    assert_eq!(backend.total_calls(), 0);
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_limit_closes_the_extra_socket_and_audits_it() {
+    let mut rt = start_counting(Limits {
+        max_connections: 1,
+        ..limits()
+    });
+    let first = rt.negotiate().await;
+    let mut extra = Raw::connect(&rt.socket).await;
+    // A closed socket, not a hang: no frame, then end of stream.
+    assert!(extra.until_closed().await.is_empty());
+    rt.wait_audited("limit audit", |k| {
+        *k == AuditKind::ConnectionRefusedAtLimit {
+            limit: ConnectionLimit::Total,
+        }
+    })
+    .await;
+    // The real client sees a typed close, not a hang.
+    let refused = guarded(
+        "refused connect",
+        DevIntClient::connect(&rt.socket, "extra", "0"),
+    )
+    .await;
+    assert!(
+        matches!(refused, Err(ClientIoError::ClosedMidCall)),
+        "{:?}",
+        refused.err()
+    );
+    // The admitted connection still works.
+    let mut first = first.authorize(rt.secret());
+    guarded("list_tools", first.list_tools()).await.unwrap();
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_per_uid_limit_closes_the_extra_socket_and_audits_it() {
+    let mut rt = start_counting(Limits {
+        max_connections: 10,
+        max_connections_per_uid: 1,
+        ..limits()
+    });
+    let _first = rt.negotiate().await;
+    let mut extra = Raw::connect(&rt.socket).await;
+    assert!(extra.until_closed().await.is_empty());
+    rt.wait_audited("per-uid audit", |k| {
+        *k == AuditKind::ConnectionRefusedAtLimit {
+            limit: ConnectionLimit::PerUid,
+        }
+    })
+    .await;
+    assert!(!rt.audited(|k| *k
+        == AuditKind::ConnectionRefusedAtLimit {
+            limit: ConnectionLimit::Total
+        }));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_released_slot_admits_the_next_connection() {
+    let mut rt = start_counting(Limits {
+        max_connections: 1,
+        ..limits()
+    });
+    for _ in 0..3 {
+        let client = rt.negotiate().await;
+        drop(client);
+        wait_until("slot release", || rt.server.open_connections() == 0).await;
+    }
+    assert!(!rt.audited(|k| matches!(k, AuditKind::ConnectionRefusedAtLimit { .. })));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_sends_hello_is_dropped_and_audited() {
+    let mut rt = start_counting(Limits {
+        handshake_timeout: Duration::from_millis(200),
+        ..limits()
+    });
+    let mut silent = Raw::connect(&rt.socket).await;
+    assert!(silent.until_closed().await.is_empty());
+    assert!(rt.audited(|k| *k == AuditKind::HandshakeTimeout));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_negotiated_connection_is_closed() {
+    let mut rt = start_counting(Limits {
+        idle_timeout: Duration::from_millis(200),
+        ..limits()
+    });
+    let mut raw = rt.raw_negotiated().await;
+    assert!(raw.until_closed().await.is_empty());
+    // Idle after negotiation is not a handshake timeout.
+    assert!(!rt.audited(|k| *k == AuditKind::HandshakeTimeout));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_requests_are_answered_in_order_when_an_earlier_call_is_slower() {
+    let (gate, backend) = gated_codex();
+    let mut rt = start(backend.clone(), limits());
+    let mut raw = rt.raw_negotiated().await;
+    let t = rt.token.clone();
+    raw.send(&[
+        request(&status_of("codex"), 1, &t),
+        request(&VerbCall::ListTools, 2, &t),
+        request(&status_of("claude-code"), 3, &t),
+    ])
+    .await;
+    // Requests 2 and 3 finish in the backend while request 1 is still held.
+    wait_until("later calls finish first", || {
+        backend.finished.load(Ordering::SeqCst) >= 2 && gate.entered() >= 1
+    })
+    .await;
+    assert_eq!(backend.finished.load(Ordering::SeqCst), 2);
+    gate.release();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let frame = raw.recv().await.expect("an answer");
+        assert!(matches!(frame, ServerFrame::Response(_)), "{frame:?}");
+        ids.push(answered_id(&frame));
+    }
+    assert_eq!(ids, [1, 2, 3]);
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_backend_call_does_not_delay_another_connection() {
+    let (gate, backend) = gated_codex();
+    let mut rt = start(backend.clone(), limits());
+    let mut slow = rt.negotiate().await.authorize(rt.secret());
+    let slow_call = tokio::spawn(async move { slow.status(tool("codex")).await.map(|_| ()) });
+    wait_until("slow call entered", || gate.entered() > 0).await;
+    // While the slow call is held, a second connection is served in full, several times.
+    let mut other = rt.negotiate().await.authorize(rt.secret());
+    for _ in 0..3 {
+        guarded("other connection", other.list_tools())
+            .await
+            .unwrap();
+        guarded("other status", other.status(tool("claude-code")))
+            .await
+            .unwrap();
+    }
+    assert!(!slow_call.is_finished());
+    gate.release();
+    guarded("slow call", slow_call).await.unwrap().unwrap();
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_revoked_through_the_book_file_is_denied_on_an_open_connection() {
+    let backend = Arc::new(CountingBackend::default());
+    let mut rt = start(backend.clone(), limits());
+    let mut client = rt.negotiate().await.authorize(rt.secret());
+    guarded("before", client.status(tool("codex")))
+        .await
+        .unwrap();
+    // Another "process": its own handle on the file, as `devint revoke` would use.
+    let other_process = BookFile::new(&rt.book);
+    other_process
+        .update(|b| b.revoke(&rt.token_id).map(|_| ()))
+        .unwrap();
+    let err = guarded("after", client.status(tool("codex")))
+        .await
+        .unwrap_err();
+    assert_unauthenticated(&err);
+    assert_eq!(backend.calls(Verb::Status), 1);
+    assert!(rt.audited(|k| matches!(k, AuditKind::AuthFailure { .. })));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provenance_is_present_iff_the_negotiated_version_is_at_least_4() {
+    let mut rt = start_counting(limits());
+    for version in 1..=5u32 {
+        let options = ClientOptions {
+            versions: vec![version],
+            ..ClientOptions::default()
+        };
+        let client = guarded(
+            "connect",
+            DevIntClient::connect_with(&rt.socket, "prov", "0", options),
+        )
+        .await
+        .unwrap();
+        assert_eq!(client.version(), version);
+        let provenance = client.provenance();
+        assert_eq!(provenance.is_some(), version >= 4, "version {version}");
+        if let Some(p) = provenance {
+            assert_eq!(p.pid, std::process::id());
+            assert!(p.executable_present);
+        }
+    }
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_over_1_mib_is_refused_closed_and_audited() {
+    let backend = Arc::new(CountingBackend::default());
+    let mut rt = start(backend.clone(), limits());
+    let mut raw = rt.raw_negotiated().await;
+    // Tag 2 (Request) with a LEB128 length of 1 MiB + 1; no payload follows.
+    let mut header = vec![2u8];
+    let mut len = (1u64 << 20) + 1;
+    loop {
+        let byte = (len & 0x7f) as u8;
+        len >>= 7;
+        if len == 0 {
+            header.push(byte);
+            break;
+        }
+        header.push(byte | 0x80);
+    }
+    raw.stream.write_all(&header).await.unwrap();
+    let frames = raw.until_closed().await;
+    assert!(
+        frames.iter().all(|f| matches!(f, ServerFrame::Denied(_))),
+        "{frames:?}"
+    );
+    assert!(rt.audited(|k| *k
+        == AuditKind::FrameRefused {
+            reason: FrameRefusal::Oversized
+        }));
+    assert_eq!(backend.total_calls(), 0);
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_finishes_the_in_flight_request_and_removes_the_socket() {
+    let (gate, backend) = gated_codex();
+    let mut rt = start(backend, limits());
+    let mut client = rt.negotiate().await.authorize(rt.secret());
+    let in_flight = tokio::spawn(async move { client.status(tool("codex")).await });
+    wait_until("call entered", || gate.entered() > 0).await;
+    let _ = rt.stop.take().unwrap().send(());
+    // The server is draining; release the held call.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    gate.release();
+    let status = guarded("in-flight call", in_flight).await.unwrap().unwrap();
+    assert_eq!(status.tool_id.as_str(), "codex");
+    guarded("serve returns", rt.task.take().unwrap())
+        .await
+        .unwrap();
+    assert!(!rt.socket.exists(), "the socket was not removed");
+    let after = DevIntClient::connect(&rt.socket, "late", "0").await;
+    assert!(
+        matches!(after, Err(ClientIoError::NotRunning(_))),
+        "{:?}",
+        after.err()
+    );
+    drop(rt.dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_that_stops_reading_is_dropped_after_the_write_timeout() {
+    let tools: Vec<String> = (0..40).map(|i| format!("tool-number-{i}")).collect();
+    let names: Vec<&str> = tools.iter().map(String::as_str).collect();
+    let backend = Arc::new(CountingBackend::new(&names));
+    let mut rt = start(
+        backend,
+        Limits {
+            write_timeout: Duration::from_millis(200),
+            ..limits()
+        },
+    );
+    let raw = rt.raw_negotiated().await;
+    let (_read_half, mut write_half) = raw.stream.into_split();
+    let token = rt.token.clone();
+    // Keep asking for large answers and never read one.
+    let writer = tokio::spawn(async move {
+        for id in 1..=20_000u64 {
+            let bytes = encode(&request(&VerbCall::ListTools, id, &token)).unwrap();
+            if write_half.write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+    });
+    guarded("connection dropped", async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if rt.server.open_connections() == 0 {
+                break;
+            }
+        }
+    })
+    .await;
+    writer.abort();
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hello_dribbled_byte_by_byte_past_the_handshake_deadline_is_dropped() {
+    let mut rt = start_counting(Limits {
+        handshake_timeout: Duration::from_millis(200),
+        ..limits()
+    });
+    let hello = encode(&ClientFrame::Hello(pb::Hello {
+        client_name: "a-slow-dribbling-client".into(),
+        client_version: "0.0.0".into(),
+        di_api_versions: vec![1, 2, 3, 4, 5],
+        lifecycle_schema_versions: vec![1],
+    }))
+    .unwrap();
+    let mut raw = Raw::connect(&rt.socket).await;
+    // Every gap is shorter than the timeout; the whole Hello takes far longer.
+    for byte in &hello {
+        if raw.stream.write_all(&[*byte]).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    let frames = raw.until_closed().await;
+    assert!(
+        !frames.iter().any(|f| matches!(f, ServerFrame::HelloAck(_))),
+        "{frames:?}"
+    );
+    assert!(rt.audited(|k| *k == AuditKind::HandshakeTimeout));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_past_the_request_deadline_is_denied_and_later_answers_keep_their_order() {
+    let (gate, backend) = gated_codex();
+    let mut rt = start(
+        backend,
+        Limits {
+            request_deadline: Duration::from_millis(200),
+            ..limits()
+        },
+    );
+    let mut raw = rt.raw_negotiated().await;
+    let t = rt.token.clone();
+    raw.send(&[
+        request(&status_of("codex"), 1, &t),
+        request(&VerbCall::ListTools, 2, &t),
+    ])
+    .await;
+    let first = raw.recv().await.expect("an answer");
+    match &first {
+        ServerFrame::Denied(d) => {
+            assert_eq!(d.request_id, 1);
+            assert_eq!(d.code, pb::DenyCode::LifecycleError as i32);
+        }
+        other => panic!("expected a deadline denial, got {other:?}"),
+    }
+    let second = raw.recv().await.expect("an answer");
+    assert!(matches!(second, ServerFrame::Response(ref r) if r.request_id == 2));
+    gate.release();
+    rt.shutdown().await;
+}

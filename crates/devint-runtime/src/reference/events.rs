@@ -1,0 +1,166 @@
+//! The reference [`EventSource`] (a spool of already-redacted verdict records a gateway
+//! writes into `events/*.jsonl`) and the reference [`ApprovalAuthority`] (an append-only
+//! queue, `approvals/queue.jsonl`, the adjudicating authority reads).
+//!
+//! Owns reading the spool and appending to the queue. It must never fabricate a verdict or
+//! a decision: events are only what the spool says, malformed lines are skipped, and a
+//! relayed approval is only ever "accepted for adjudication".
+//!
+//! Spool record (one JSON object per line, documented in `docs/lifecycle.md`):
+//! `{"occurred_at_unix_secs": 1764400000, "tool_id": "claude-code", "verdict_kind": "deny",
+//! "mechanism": "hooks", "count": 1, "redaction_labels": ["aws_access_key"]}`.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use super::config::{ApprovalAuthority, EventSource, RelayedApproval, SourceError};
+use devint::verbs::{MechanismName, RedactionLabel, ScopedEvent, ToolId, VerdictKind};
+
+/// The most events one call returns, whatever `limit` asks.
+pub const MAX_EVENTS: u32 = 1000;
+/// The number returned when `limit` is 0.
+pub const DEFAULT_EVENTS: u32 = 100;
+
+/// Reads verdict records from `*.jsonl` files in one directory.
+#[derive(Debug, Clone)]
+pub struct SpoolEventSource {
+    dir: PathBuf,
+}
+
+impl SpoolEventSource {
+    /// A source reading `dir`.
+    pub fn new(dir: PathBuf) -> SpoolEventSource {
+        SpoolEventSource { dir }
+    }
+}
+
+#[derive(Deserialize)]
+struct Record {
+    occurred_at_unix_secs: u64,
+    tool_id: String,
+    verdict_kind: String,
+    mechanism: String,
+    #[serde(default = "one")]
+    count: u32,
+    #[serde(default)]
+    redaction_labels: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn parse_line(line: &str) -> Option<(String, ScopedEvent)> {
+    let r: Record = serde_json::from_str(line).ok()?;
+    let event = ScopedEvent {
+        occurred_at_unix_secs: r.occurred_at_unix_secs,
+        verdict_kind: VerdictKind::parse(&r.verdict_kind).ok()?,
+        mechanism: MechanismName::parse(&r.mechanism).ok()?,
+        count: r.count,
+        redaction_labels: r
+            .redaction_labels
+            .iter()
+            .map(|l| RedactionLabel::parse(l))
+            .collect::<Result<_, _>>()
+            .ok()?,
+    };
+    Some((r.tool_id, event))
+}
+
+impl EventSource for SpoolEventSource {
+    fn events(
+        &self,
+        tool: &ToolId,
+        limit: u32,
+        since_unix_secs: u64,
+    ) -> Result<Vec<ScopedEvent>, SourceError> {
+        let limit = match limit {
+            0 => DEFAULT_EVENTS,
+            n => n.min(MAX_EVENTS),
+        } as usize;
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(SourceError(format!(
+                    "the event spool cannot be read ({})",
+                    e.kind()
+                )))
+            }
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("jsonl"))
+            .collect();
+        files.sort();
+        let mut events = Vec::new();
+        for file in files {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                // Malformed lines are skipped, never guessed at.
+                let Some((tool_id, event)) = parse_line(line) else {
+                    continue;
+                };
+                if tool_id == tool.as_str() && event.occurred_at_unix_secs >= since_unix_secs {
+                    events.push(event);
+                }
+            }
+        }
+        events.sort_by_key(|e| e.occurred_at_unix_secs);
+        events.truncate(limit);
+        Ok(events)
+    }
+}
+
+/// Appends relayed approvals to `queue.jsonl` in one directory (`0600`, fsynced).
+#[derive(Debug, Clone)]
+pub struct QueueAuthority {
+    dir: PathBuf,
+}
+
+impl QueueAuthority {
+    /// A queue in `dir`.
+    pub fn new(dir: PathBuf) -> QueueAuthority {
+        QueueAuthority { dir }
+    }
+
+    /// The queue file.
+    pub fn queue(&self) -> PathBuf {
+        self.dir.join("queue.jsonl")
+    }
+}
+
+impl ApprovalAuthority for QueueAuthority {
+    fn accept(&self, relayed: &RelayedApproval<'_>) -> Result<(), SourceError> {
+        let line = serde_json::json!({
+            "approval_id": relayed.approval.as_str(),
+            "tool_id": relayed.tool.as_str(),
+            "input": relayed.input.token(),
+            "client_name": relayed.client.as_str(),
+            "relayed_at_unix_secs": relayed.relayed_at_unix_secs,
+        })
+        .to_string();
+        let fail = |e: std::io::Error| {
+            SourceError(format!(
+                "the approval queue cannot be written ({})",
+                e.kind()
+            ))
+        };
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(self.queue())
+            .map_err(fail)?;
+        file.write_all(format!("{line}\n").as_bytes())
+            .map_err(fail)?;
+        file.sync_all().map_err(fail)
+    }
+}

@@ -1,0 +1,190 @@
+//! The write-ahead journal of one (tool, scope): written durably before the first
+//! mutation, removed after the last; and recovery, which finishes or undoes an operation a
+//! crash interrupted.
+//!
+//! Owns the journal record and the recovery rule: each target ends either as it was before
+//! the operation or fully done (settings written *and* receipt in step), never half. The
+//! journal holds digests, the reversal and the receipt to be written — never the user's
+//! file text, so it holds nothing the receipt may not. Recovery must never touch a target
+//! whose lock another process holds, and never overwrite a file the user changed since.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::layout::{write_private, StateLayout};
+use super::receipt::{self, Receipt};
+use super::target::Current;
+use devint_fs::durable::{self, DurableError};
+use devint_fs::lock::TargetLock;
+
+/// The journal format version.
+pub const JOURNAL_VERSION: u32 = 1;
+
+/// What the journaled operation does to the receipt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReceiptChange {
+    /// Write this receipt (apply, repair).
+    Write {
+        /// The receipt, complete.
+        receipt: Box<Receipt>,
+    },
+    /// Delete the receipt with this id (remove).
+    Delete {
+        /// The receipt id being removed.
+        receipt_id: String,
+    },
+}
+
+/// One journal record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Journal {
+    /// [`JOURNAL_VERSION`].
+    pub version: u32,
+    /// `apply`, `repair` or `remove`.
+    pub operation: String,
+    /// The tool id.
+    pub tool: String,
+    /// The scope token.
+    pub scope: String,
+    /// The settings file.
+    pub target: PathBuf,
+    /// Digest of the file before (`None`: absent).
+    pub pre_digest: Option<String>,
+    /// Digest of the file after (`None`: absent).
+    pub post_digest: Option<String>,
+    /// The receipt change that completes the operation.
+    pub receipt: ReceiptChange,
+}
+
+/// Writes the journal durably (`0600`).
+pub fn write(path: &Path, journal: &Journal) -> Result<(), DurableError> {
+    let text = serde_json::to_string_pretty(journal).expect("a journal always serialises");
+    write_private(path, text.as_bytes())
+}
+
+/// Removes the journal durably.
+pub fn remove(path: &Path) -> Result<(), DurableError> {
+    durable::remove_durable(path).map(|_| ())
+}
+
+/// What recovery did with one journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovered {
+    /// The operation had completed; only the journal was left.
+    AlreadyComplete,
+    /// The settings were fully written; the receipt was brought in step (rolled forward).
+    RolledForward,
+    /// Nothing had been written; the operation was abandoned (rolled back).
+    RolledBack,
+    /// The file changed since; it was left alone and the journal discarded.
+    LeftUserChange,
+}
+
+/// Why recovery could not finish a journal (it stays for the next attempt).
+#[derive(Debug, thiserror::Error)]
+pub enum RecoveryError {
+    /// Reading or writing failed.
+    #[error("recovering the journal {path} failed: {source}")]
+    Io {
+        /// The journal.
+        path: PathBuf,
+        /// The failure.
+        source: DurableError,
+    },
+    /// The journal does not parse.
+    #[error("the journal {path} does not parse; move it aside after checking its target by hand")]
+    Corrupt {
+        /// The journal.
+        path: PathBuf,
+    },
+}
+
+/// Recovers every journal whose lock is free (held ones belong to a live operation).
+pub fn recover_all(layout: &StateLayout) -> Vec<Result<Recovered, RecoveryError>> {
+    let Ok(entries) = std::fs::read_dir(layout.journal_dir()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let Some(journal) = read(&path) else {
+            out.push(Err(RecoveryError::Corrupt { path }));
+            continue;
+        };
+        let Ok(_lock) = TargetLock::try_acquire(&layout.locks(), &journal.tool, &journal.scope)
+        else {
+            continue;
+        };
+        out.push(recover_locked(layout, &path));
+    }
+    out
+}
+
+fn read(path: &Path) -> Option<Journal> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let journal: Journal = serde_json::from_str(&text).ok()?;
+    (journal.version == JOURNAL_VERSION).then_some(journal)
+}
+
+/// Recovers the journal at `path`; the caller holds the target's lock.
+pub fn recover_locked(layout: &StateLayout, path: &Path) -> Result<Recovered, RecoveryError> {
+    let io = |source| RecoveryError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    if !path.exists() {
+        return Ok(Recovered::AlreadyComplete);
+    }
+    let journal = read(path).ok_or_else(|| RecoveryError::Corrupt {
+        path: path.to_owned(),
+    })?;
+    let receipt_path = layout.receipt(&journal.tool, &journal.scope);
+    let on_disk = receipt::load(&receipt_path).ok().flatten();
+    let now = Current::read(&journal.target).map_err(io)?.digest();
+    let outcome = match &journal.receipt {
+        ReceiptChange::Write { receipt } => {
+            let in_step = on_disk
+                .as_ref()
+                .is_some_and(|r| r.receipt_id == receipt.receipt_id);
+            if in_step {
+                Recovered::AlreadyComplete
+            } else if now == journal.post_digest {
+                receipt::store(&receipt_path, receipt).map_err(io)?;
+                Recovered::RolledForward
+            } else if now == journal.pre_digest {
+                Recovered::RolledBack
+            } else {
+                Recovered::LeftUserChange
+            }
+        }
+        ReceiptChange::Delete { receipt_id } => {
+            let still_there = on_disk
+                .as_ref()
+                .is_some_and(|r| &r.receipt_id == receipt_id);
+            if !still_there {
+                Recovered::AlreadyComplete
+            } else if now == journal.post_digest {
+                durable::remove_durable(&receipt_path).map_err(io)?;
+                let _ = durable::remove_durable(&layout.evidence(&journal.tool, &journal.scope));
+                Recovered::RolledForward
+            } else if now == journal.pre_digest {
+                Recovered::RolledBack
+            } else {
+                Recovered::LeftUserChange
+            }
+        }
+    };
+    remove(path).map_err(io)?;
+    if outcome == Recovered::LeftUserChange {
+        tracing::warn!(
+            journal = %path.display(),
+            "an interrupted lifecycle operation found its settings file changed since; left it alone"
+        );
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,175 @@
+//! The reference lifecycle backend: a real [`Lifecycle`] on real files, the one
+//! `devint serve` runs.
+//!
+//! | file | owns |
+//! |---|---|
+//! | [`config`] | [`RuntimeConfig`], the probe / event / approval traits, journal points |
+//! | `runtime` | [`ReferenceRuntime::open`], recovery, the lock, durable writes |
+//! | `layout` | the state directory (`0700`) and per-(tool, scope) file names |
+//! | `profile` | policy profiles (built-ins and `profiles/*.toml`) → intent |
+//! | `planner`, `plans` | `plan` (a dry run) and the bounded, token-bound plan store |
+//! | `sync` | the plan store's lock (`loom`'s under `cfg(loom)`, for `crates/devint-runtime/tests/loom_plans.rs`) |
+//! | `apply`, `repair`, `removal` | the journaled mutations |
+//! | `journal` | the write-ahead journal and recovery |
+//! | `receipt` | receipts: first originals, withheld keys, integrity digest |
+//! | `target` | our keys in one settings file: prepare, repair, restore |
+//! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
+//! | `events` | the reference event spool and approval queue |
+//! | `fuzz_harness` (feature `fuzzing`) | the receipt parser's invariants, for the `receipt` fuzz target |
+//!
+//! This module must never decide policy (ADR 0030 forbidden design 6), never report a
+//! protection state evidence does not support (forbidden design 4), never write a settings
+//! file without the target's lock and a journal, never overwrite a file that does not
+//! parse, and never put a settings value, policy document or credential into a view.
+
+mod apply;
+pub mod config;
+mod convert;
+mod credential;
+mod events;
+mod evidence;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz_harness;
+mod inspect;
+mod journal;
+mod ladder;
+mod layout;
+mod planner;
+mod plans;
+mod profile;
+mod receipt;
+mod removal;
+mod repair;
+mod runtime;
+mod status;
+mod sync;
+mod target;
+mod text;
+
+pub use config::{
+    ApprovalAuthority, EventSource, HostAttestation, JournalOperation, JournalPoint, JournalStage,
+    ProbeObservation, ProtectionProbe, RelayedApproval, RuntimeConfig, SourceError,
+};
+pub use credential::withhold as withholds_prior_value;
+pub use events::{QueueAuthority, SpoolEventSource};
+pub use journal::RecoveryError;
+pub use layout::LayoutError;
+pub use plans::PLAN_CAPACITY;
+// The loom model (`crates/devint-runtime/tests/loom_plans.rs`) drives the plan store directly; ordinary builds keep
+// it internal, so the public API is unchanged.
+#[cfg(loom)]
+pub use plans::{PlanBody, PlanRefusal, PlanStore, RemovalPlan, StoredPlan};
+pub use profile::{PolicyDocument, BUILT_INS as BUILT_IN_PROFILES};
+pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
+
+use crate::adapters;
+use devint::backend::{Authorization, ToolAuthorization};
+use devint::backend::{Lifecycle, LifecycleError};
+use devint::verbs::{
+    ApprovalId, ApprovalRelayAck, CapabilityView, PlanArgs, PlanId, PlanView, RemovalView,
+    RepairView, ScopedEventList, StatusView, Support, ToolId, ToolList, ToolSummary, UserInput,
+    VerificationView, VersionLabel,
+};
+use text::{refuse, say};
+
+impl Lifecycle for ReferenceRuntime {
+    fn knows_tool(&self, tool: &ToolId) -> bool {
+        adapters::find(tool.as_str()).is_some()
+    }
+
+    fn list_tools(&self, _auth: &Authorization) -> Result<ToolList, LifecycleError> {
+        let tools = adapters::list_tools(&self.config.path_env, &self.config.home)
+            .into_iter()
+            .filter_map(|l| {
+                Some(ToolSummary {
+                    tool_id: ToolId::parse(l.tool_id).ok()?,
+                    display_name: say(l.display_name),
+                    detected: l.detected.present,
+                    detected_version: l
+                        .detected
+                        .version
+                        .as_ref()
+                        .and_then(|v| VersionLabel::parse(&v.to_string()).ok()),
+                    compatibility: l.detected.compatibility,
+                    capabilities: l
+                        .capabilities
+                        .iter()
+                        .map(|c| CapabilityView {
+                            capability: c.capability,
+                            support: Support::parse(c.support.token()).unwrap_or(Support::Absent),
+                            reason: Some(say(&c.reason)),
+                        })
+                        .collect(),
+                    adapter_ceiling: l.adapter_ceiling,
+                })
+            })
+            .collect();
+        Ok(ToolList { tools })
+    }
+
+    fn plan(&self, auth: &ToolAuthorization, args: &PlanArgs) -> Result<PlanView, LifecycleError> {
+        self.do_plan(auth, args)
+    }
+
+    fn apply(&self, auth: &ToolAuthorization, plan: &PlanId) -> Result<ApplyView, LifecycleError> {
+        self.do_apply(auth, plan)
+    }
+
+    fn status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError> {
+        self.do_status(auth)
+    }
+
+    fn verify(&self, auth: &ToolAuthorization) -> Result<VerificationView, LifecycleError> {
+        self.do_verify(auth)
+    }
+
+    fn repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError> {
+        self.do_repair(auth)
+    }
+
+    fn remove(
+        &self,
+        auth: &ToolAuthorization,
+        plan: Option<&PlanId>,
+    ) -> Result<RemovalView, LifecycleError> {
+        self.do_remove(auth, plan)
+    }
+
+    fn scoped_events(
+        &self,
+        auth: &ToolAuthorization,
+        limit: u32,
+        since_unix_secs: u64,
+    ) -> Result<ScopedEventList, LifecycleError> {
+        let events = self
+            .events
+            .events(auth.tool(), limit, since_unix_secs)
+            .map_err(|e| refuse(e.to_string(), "check the gateway's event spool, then retry"))?;
+        Ok(ScopedEventList { events })
+    }
+
+    fn approval_relay(
+        &self,
+        auth: &ToolAuthorization,
+        approval: &ApprovalId,
+        input: UserInput,
+    ) -> Result<ApprovalRelayAck, LifecycleError> {
+        // Accepted for adjudication only: never a verdict or a decision.
+        self.approvals
+            .accept(&RelayedApproval {
+                tool: auth.tool(),
+                approval,
+                input,
+                client: auth.client_name(),
+                relayed_at_unix_secs: auth.now(),
+            })
+            .map_err(|e| refuse(e.to_string(), "check the approval queue, then relay again"))?;
+        Ok(ApprovalRelayAck {
+            approval_id: approval.clone(),
+            relayed_input: input,
+            accepted_at_unix_secs: auth.now(),
+        })
+    }
+}
+
+use devint::verbs::ApplyView;

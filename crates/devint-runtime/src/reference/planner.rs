@@ -1,0 +1,279 @@
+//! `plan`: a dry run that mutates nothing. Renders the profile's intent through the tool's
+//! adapter, prepares the edit against the settings file as it is now, and stores the plan
+//! bound to the authoring token.
+//!
+//! Owns plan validation (one scope, unique step ids, privileged steps only with consent
+//! given at plan time and each with its own consent prompt, the planned level within the
+//! profile's cap). It must never write a file and never put a settings value in the view.
+
+use super::convert::{self, artifact, key_name};
+use super::plans::{InstallPlan, PlanBody, StoredPlan};
+use super::profile::{self, LoadedProfile};
+use super::receipt::{OwnedKey, ProfileRecord};
+use super::runtime::ReferenceRuntime;
+use super::target::{self, Current};
+use super::text::{refuse, say};
+use crate::adapters::{self, MechanismOutcome, ToolDescriptor};
+use crate::edit::EditError;
+use devint::backend::LifecycleError;
+use devint::backend::ToolAuthorization;
+use devint::verbs::{
+    CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement, Sha256Hex, StepId,
+    StepView, UnsupportedMechanismView,
+};
+
+/// The plan view's schema version (spec §5 lifecycle schema).
+pub const SCHEMA_VERSION: u32 = 1;
+
+impl ReferenceRuntime {
+    pub(super) fn descriptor(
+        &self,
+        auth: &ToolAuthorization,
+    ) -> Result<&'static ToolDescriptor, LifecycleError> {
+        adapters::find(auth.tool().as_str()).ok_or(LifecycleError::UnknownTool)
+    }
+
+    pub(super) fn load_profile(&self, args: &PlanArgs) -> Result<LoadedProfile, LifecycleError> {
+        let id = args
+            .policy_profile_id
+            .clone()
+            .unwrap_or_else(|| profile::default_id(args.profile));
+        profile::load(
+            &self.layout.profiles(),
+            &id,
+            self.config.gateway_base_url.as_deref(),
+        )
+        .map_err(|e| {
+            refuse(
+                e.to_string(),
+                "name a built-in (recommended, strict, observe_only) or a profile in the runtime's profiles directory",
+            )
+        })
+    }
+
+    pub(super) fn do_plan(
+        &self,
+        auth: &ToolAuthorization,
+        args: &PlanArgs,
+    ) -> Result<PlanView, LifecycleError> {
+        let descriptor = self.descriptor(auth)?;
+        let loaded = self.load_profile(args)?;
+        let intent = loaded.intent(args.profile);
+        let scope = args.scope;
+        let rendered = adapters::render(
+            descriptor,
+            &intent,
+            scope,
+            &self.config.home,
+            self.config.project_dir.as_deref(),
+        )
+        .map_err(|e| refuse(e.to_string(), "plan again with a scope this tool reads"))?;
+        // §6.6: a privileged host step is never implied: consent is given at plan time.
+        if rendered.privileged && !args.allow_privileged_host_steps {
+            return Err(refuse(
+                format!(
+                    "this plan writes {}, a host-wide file, which is a privileged host step",
+                    rendered.file.display()
+                ),
+                "plan again with allow_privileged_host_steps set if you consent to privileged steps (each is still shown with its own consent prompt)",
+            ));
+        }
+        let keys = target::owned_keys(&rendered)
+            .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
+        let format = target::format_of(rendered.format);
+        let current = Current::read(&rendered.file).map_err(|e| {
+            refuse(
+                e.to_string(),
+                "make the settings file readable, then plan again",
+            )
+        })?;
+
+        let mut warnings: Vec<String> = rendered.warnings.clone();
+        let mut blocked = None;
+        // Mechanisms the tool has keys for but whose file format we cannot edit.
+        let mut uneditable: Option<String> = None;
+        let (post_digest, keys) = match target::prepare(format, &current, &keys) {
+            Ok(prepared) => (
+                Some(super::receipt::text_digest(&prepared.text)),
+                prepared.keys,
+            ),
+            Err(e @ EditError::UnsupportedFormat { .. }) => {
+                // Issue 7: what cannot be written is reported in the plan's unsupported
+                // list at plan time, never as steps that fail at apply.
+                let reason = format!(
+                    "{} keeps these settings in {}: {e}",
+                    descriptor.display_name,
+                    artifact(&rendered.file, &self.config.home)
+                        .map_or_else(|| "its settings file".into(), |a| a.as_str().to_owned())
+                );
+                blocked = Some(reason.clone());
+                uneditable = Some(reason);
+                (None, Vec::new())
+            }
+            Err(e) => {
+                // A file that does not parse is never overwritten: the plan says so and
+                // apply refuses.
+                warnings.push(format!("{e}"));
+                blocked = Some(e.to_string());
+                (None, keys)
+            }
+        };
+        if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
+            warnings.push(
+                "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
+            );
+        }
+        if keys.is_empty() && uneditable.is_none() {
+            warnings.push(
+                "this profile asks nothing of this tool at this scope; apply would change nothing"
+                    .into(),
+            );
+        }
+        let cap = profile::level_cap(args.profile);
+        let planned_level = if args.requested_level > cap {
+            warnings.push(format!(
+                "the {} profile caps the planned level at {}",
+                args.profile.token(),
+                cap.token()
+            ));
+            cap
+        } else {
+            args.requested_level
+        };
+        if planned_level >= Level::GatewayProtected && self.config.probe.is_none() {
+            warnings.push(
+                "no protection probe is configured, so this runtime can verify at most integrated"
+                    .into(),
+            );
+        }
+
+        let steps = self.steps(&keys, &rendered, post_digest.as_deref(), args)?;
+        let unsupported = rendered
+            .reports
+            .iter()
+            .filter_map(|r| {
+                match (&r.outcome, &uneditable) {
+                    (MechanismOutcome::Unsupported { reason }, _) => Some(reason.as_str()),
+                    (_, Some(reason)) => Some(reason.as_str()),
+                    (_, None) => None,
+                }
+                .map(|reason| UnsupportedMechanismView {
+                    capability: r.capability,
+                    reason: say(reason),
+                })
+            })
+            .collect();
+        let plan_id = PlanId::random();
+        let stored = StoredPlan {
+            id: plan_id.clone(),
+            tool: auth.tool().clone(),
+            token: auth.token_id().clone(),
+            expires_at: auth.now().saturating_add(self.config.plan_ttl.as_secs()),
+            consumed: false,
+            body: PlanBody::Install(Box::new(InstallPlan {
+                scope: args.scope,
+                target: rendered.file.clone(),
+                format,
+                keys,
+                pre_digest: current.digest(),
+                post_digest,
+                profile: ProfileRecord {
+                    profile: args.profile.token().to_owned(),
+                    policy_id: loaded.id.as_str().to_owned(),
+                    display_name: loaded.reference().display_name.as_str().to_owned(),
+                    digest: loaded.digest.as_str().to_owned(),
+                },
+                planned_level,
+                blocked,
+            })),
+        };
+        self.plans.insert(stored, auth.now());
+        let listing = adapters::listing(
+            descriptor,
+            adapters::detect(descriptor, &self.config.path_env, &self.config.home),
+        );
+        Ok(PlanView {
+            schema_version: SCHEMA_VERSION,
+            plan_id,
+            tool_id: auth.tool().clone(),
+            profile: args.profile,
+            settings_scope: args.scope,
+            policy_profile: Some(loaded.reference()),
+            planned_level,
+            adapter_ceiling: listing.adapter_ceiling,
+            steps,
+            unsupported,
+            warnings: warnings.iter().map(say).collect(),
+        })
+    }
+
+    /// One step per capability, in render order.
+    fn steps(
+        &self,
+        keys: &[OwnedKey],
+        rendered: &adapters::RenderedIntegration,
+        post_digest: Option<&str>,
+        args: &PlanArgs,
+    ) -> Result<Vec<StepView>, LifecycleError> {
+        let mut groups: Vec<(String, String, Vec<&OwnedKey>)> = Vec::new();
+        for key in keys {
+            match groups.iter_mut().find(|g| g.0 == key.capability) {
+                Some(g) => g.2.push(key),
+                None => groups.push((key.capability.clone(), key.action_kind.clone(), vec![key])),
+            }
+        }
+        let shown = artifact(&rendered.file, &self.config.home);
+        let file = shown
+            .as_ref()
+            .map(|a| a.as_str().to_owned())
+            .unwrap_or_else(|| "the settings file".into());
+        let privilege = if rendered.privileged {
+            Privilege::PrivilegedHost
+        } else {
+            Privilege::User
+        };
+        let mut seen = Vec::new();
+        let mut steps = Vec::new();
+        for (capability, action, group) in groups {
+            let id = StepId::parse(&capability)
+                .map_err(|e| refuse(e.to_string(), "report this adapter capability as a bug"))?;
+            // Validation: step ids are unique within a plan.
+            if seen.contains(&id) {
+                return Err(refuse(
+                    "two plan steps share an id",
+                    "report this adapter as a bug",
+                ));
+            }
+            seen.push(id.clone());
+            let names: Vec<_> = group.iter().filter_map(|k| key_name(&k.path)).collect();
+            let listed = names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let consent_prompt = rendered.privileged.then(|| {
+                say(format!(
+                    "Consent to this step on its own: it writes {listed} into {file}, a host-wide file that needs administrator rights"
+                ))
+            });
+            steps.push(StepView {
+                id,
+                summary: say(format!("Set {listed} in {file} ({capability})")),
+                action_kind: convert::action_kind(&action),
+                requirement: if capability == CapabilityName::ModelGatewayBaseUrl.token() {
+                    Requirement::Required
+                } else {
+                    Requirement::Optional
+                },
+                privilege,
+                consent_prompt,
+                settings_scope: args.scope,
+                managed_keys: names,
+                artifact_paths: shown.iter().cloned().collect(),
+                content_sha256: post_digest.and_then(|d| Sha256Hex::parse(d).ok()),
+                reversible: true,
+            });
+        }
+        Ok(steps)
+    }
+}

@@ -1,0 +1,266 @@
+//! Policy profiles, trusted side only: the built-ins (`recommended`, `strict`,
+//! `observe_only`) and named TOML documents in `profiles/`, resolved into an
+//! [`IntegrationIntent`] for one integration [`Profile`].
+//!
+//! Owns loading, digesting and resolving policy documents. The document's values never
+//! leave this module except inside the intent (which only the adapters' engine reads); the
+//! wire sees a [`PolicyProfileRefView`] `{id, display_name, digest}`. It must never decide a
+//! policy question for an agent (ADR forbidden design 6) and never guess a missing value.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::adapters::IntegrationIntent;
+use devint::verbs::{Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence, Sha256Hex};
+
+/// A policy document as written in `profiles/<id>.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyDocument {
+    /// The name shown to people.
+    pub display_name: Option<String>,
+    /// Route model traffic to this gateway.
+    pub gateway_base_url: Option<String>,
+    /// Route HTTP(S) traffic through this proxy.
+    pub proxy_url: Option<String>,
+    /// Run this command before tool actions.
+    pub hook_command: Option<String>,
+    /// MCP servers to deny.
+    #[serde(default)]
+    pub mcp_deny: Vec<String>,
+    /// Tool patterns to deny.
+    #[serde(default)]
+    pub deny_tool_patterns: Vec<String>,
+    /// Whether tool actions need approval.
+    #[serde(default)]
+    pub require_approval: bool,
+}
+
+/// A loaded policy profile: its document, digest and reference.
+#[derive(Debug, Clone)]
+pub struct LoadedProfile {
+    /// The id.
+    pub id: PolicyProfileId,
+    /// Where it came from (`built-in` or the file name).
+    pub source: String,
+    /// The document.
+    pub document: PolicyDocument,
+    /// SHA-256 of the document's bytes (built-ins: of their canonical TOML).
+    pub digest: Sha256Hex,
+}
+
+/// Why a policy profile could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProfileError {
+    /// No built-in and no `profiles/<id>.toml`.
+    #[error("no policy profile named {id} (built-ins: recommended, strict, observe_only; or add profiles/{id}.toml to the runtime's state directory)")]
+    Unknown {
+        /// The id asked for.
+        id: String,
+    },
+    /// The document exists but does not load.
+    #[error(
+        "the policy profile {id} does not load: {reason}; fix profiles/{id}.toml and plan again"
+    )]
+    Unloadable {
+        /// The id.
+        id: String,
+        /// Why (a parser message; never a value).
+        reason: String,
+    },
+}
+
+/// The built-in profile ids.
+pub const BUILT_INS: [&str; 3] = ["recommended", "strict", "observe_only"];
+
+fn sha(bytes: &[u8]) -> Sha256Hex {
+    Sha256Hex::parse(&hex::encode(Sha256::digest(bytes))).expect("sha256 hex is 64 lowercase hex")
+}
+
+/// The built-in document for `id`, given the runtime's configured gateway.
+fn built_in(id: &str, gateway: Option<&str>) -> Option<PolicyDocument> {
+    let base = PolicyDocument {
+        gateway_base_url: gateway.map(str::to_owned),
+        ..PolicyDocument::default()
+    };
+    match id {
+        "recommended" => Some(PolicyDocument {
+            display_name: Some("Recommended (built-in)".into()),
+            ..base
+        }),
+        "strict" => Some(PolicyDocument {
+            display_name: Some("Strict (built-in)".into()),
+            require_approval: true,
+            ..base
+        }),
+        "observe_only" => Some(PolicyDocument {
+            display_name: Some("Observe only (built-in)".into()),
+            ..base
+        }),
+        _ => None,
+    }
+}
+
+/// Loads the profile `id`: `profiles/<id>.toml` first (a user document shadows a built-in
+/// of the same name), then the built-ins.
+pub fn load(
+    profiles_dir: &Path,
+    id: &PolicyProfileId,
+    gateway: Option<&str>,
+) -> Result<LoadedProfile, ProfileError> {
+    let file = profiles_dir.join(format!("{}.toml", id.as_str()));
+    match std::fs::read(&file) {
+        Ok(bytes) => {
+            let unloadable = |reason: String| ProfileError::Unloadable {
+                id: id.as_str().to_owned(),
+                reason,
+            };
+            let text = String::from_utf8(bytes.clone())
+                .map_err(|_| unloadable("it is not UTF-8".into()))?;
+            let document: PolicyDocument = toml::from_str(&text).map_err(|e| {
+                // The parser's message can quote the offending line: keep only its first
+                // line, which names the position and the problem.
+                unloadable(
+                    e.message()
+                        .lines()
+                        .next()
+                        .unwrap_or("parse error")
+                        .to_owned(),
+                )
+            })?;
+            Ok(LoadedProfile {
+                id: id.clone(),
+                source: format!("profiles/{}.toml", id.as_str()),
+                document,
+                digest: sha(&bytes),
+            })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let document = built_in(id.as_str(), gateway).ok_or_else(|| ProfileError::Unknown {
+                id: id.as_str().to_owned(),
+            })?;
+            let canonical = format!("{document:?}");
+            Ok(LoadedProfile {
+                id: id.clone(),
+                source: "built-in".into(),
+                document,
+                digest: sha(canonical.as_bytes()),
+            })
+        }
+        Err(e) => Err(ProfileError::Unloadable {
+            id: id.as_str().to_owned(),
+            reason: format!("it cannot be read ({})", e.kind()),
+        }),
+    }
+}
+
+impl LoadedProfile {
+    /// The wire reference: id, display name and digest; never a value.
+    pub fn reference(&self) -> PolicyProfileRefView {
+        let name = self
+            .document
+            .display_name
+            .clone()
+            .unwrap_or_else(|| self.id.as_str().to_owned());
+        PolicyProfileRefView {
+            id: self.id.clone(),
+            display_name: Sentence::or_placeholder(&name).0,
+            digest: self.digest.clone(),
+        }
+    }
+
+    /// The intent this document asks of `profile`.
+    ///
+    /// `observe_only` routes traffic only (gateway and proxy); `recommended` adds hooks and
+    /// the deny lists; `strict` also requires approval.
+    pub fn intent(&self, profile: Profile) -> IntegrationIntent {
+        let d = &self.document;
+        let observe = IntegrationIntent {
+            gateway_base_url: d.gateway_base_url.clone(),
+            proxy_url: d.proxy_url.clone(),
+            ..IntegrationIntent::default()
+        };
+        match profile {
+            Profile::ObserveOnly => observe,
+            Profile::Recommended => IntegrationIntent {
+                hook_command: d.hook_command.clone(),
+                mcp_deny: d.mcp_deny.clone(),
+                deny_tool_patterns: d.deny_tool_patterns.clone(),
+                require_approval: d.require_approval,
+                ..observe
+            },
+            Profile::Strict => IntegrationIntent {
+                hook_command: d.hook_command.clone(),
+                mcp_deny: d.mcp_deny.clone(),
+                deny_tool_patterns: d.deny_tool_patterns.clone(),
+                require_approval: true,
+                ..observe
+            },
+        }
+    }
+}
+
+/// The highest level a profile may plan (`observe_only` caps at `integrated`).
+pub fn level_cap(profile: Profile) -> Level {
+    match profile {
+        Profile::ObserveOnly => Level::Integrated,
+        Profile::Recommended | Profile::Strict => Level::HostEnforced,
+    }
+}
+
+/// The id used when a plan names no policy profile: the built-in of the same name.
+pub fn default_id(profile: Profile) -> PolicyProfileId {
+    PolicyProfileId::parse(profile.token()).expect("profile tokens are policy profile ids")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> PolicyProfileId {
+        PolicyProfileId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn built_ins_load_and_unknown_ids_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = load(dir.path(), &id("strict"), Some("http://127.0.0.1:1")).unwrap();
+        assert_eq!(p.source, "built-in");
+        assert!(p.intent(Profile::Strict).require_approval);
+        let e = load(dir.path(), &id("team"), None).unwrap_err();
+        assert!(e.to_string().contains("profiles/team.toml"), "{e}");
+    }
+
+    #[test]
+    fn a_document_loads_and_a_broken_one_is_unloadable() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("team.toml"),
+            "display_name = \"Team\"\ngateway_base_url = \"http://gw\"\nhook_command = \"aa-hook\"\n",
+        )
+        .unwrap();
+        let p = load(dir.path(), &id("team"), None).unwrap();
+        assert_eq!(p.reference().display_name.as_str(), "Team");
+        assert_eq!(
+            p.intent(Profile::ObserveOnly).hook_command,
+            None,
+            "observe_only installs no hook"
+        );
+        assert_eq!(
+            p.intent(Profile::Recommended).hook_command.as_deref(),
+            Some("aa-hook")
+        );
+        std::fs::write(dir.path().join("bad.toml"), "gateway_base_url = [\n").unwrap();
+        assert!(matches!(
+            load(dir.path(), &id("bad"), None),
+            Err(ProfileError::Unloadable { .. })
+        ));
+        std::fs::write(dir.path().join("odd.toml"), "surprise = 1\n").unwrap();
+        assert!(matches!(
+            load(dir.path(), &id("odd"), None),
+            Err(ProfileError::Unloadable { .. })
+        ));
+    }
+}

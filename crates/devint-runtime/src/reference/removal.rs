@@ -1,0 +1,308 @@
+//! `remove`: a preview (no plan id) that mutates nothing and stores a removal plan bound to
+//! the token; and its execution, journaled: every displaced value restored, every key we
+//! added deleted, user changes kept, a file we created deleted when nothing of the user's
+//! is left, residuals reported. An untouched file comes back byte-identical.
+//!
+//! It must never overwrite a value the user set on one of our keys, never remove anything
+//! through a corrupt receipt, and never execute a removal plan another token authored.
+
+use super::config::{JournalOperation as Op, JournalStage as Stage};
+use super::convert::{self, artifact, key_ref};
+use super::inspect::ScopeState;
+use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
+use super::planner::SCHEMA_VERSION;
+use super::plans::{PlanBody, RemovalPlan, StoredPlan};
+use super::receipt::{self, Receipt};
+use super::runtime::ReferenceRuntime;
+use super::target::{self, Current};
+use super::text::{refuse, say};
+use crate::edit::{FileAction, KeyOutcome, Restoration};
+use devint::backend::LifecycleError;
+use devint::backend::ToolAuthorization;
+use devint::verbs::{
+    ActionKind, ManagedRef, PlanId, Privilege, RemovalView, Requirement, Sha256Hex, StepId,
+    StepView,
+};
+use devint_fs::durable;
+
+/// What removing one scope yields: steps, residuals and warnings for the view.
+struct ScopeRemoval {
+    steps: Vec<StepView>,
+    residual: Vec<ManagedRef>,
+    warnings: Vec<String>,
+}
+
+impl ReferenceRuntime {
+    pub(super) fn do_remove(
+        &self,
+        auth: &ToolAuthorization,
+        plan: Option<&PlanId>,
+    ) -> Result<RemovalView, LifecycleError> {
+        self.descriptor(auth)?;
+        match plan {
+            None => self.preview_removal(auth),
+            Some(id) => self.execute_removal(auth, id),
+        }
+    }
+
+    fn preview_removal(&self, auth: &ToolAuthorization) -> Result<RemovalView, LifecycleError> {
+        let tool = auth.tool().as_str();
+        let mut view = self.empty_removal(auth, PlanId::random());
+        let mut scopes = Vec::new();
+        for state in self.inspect_all(tool) {
+            match state {
+                ScopeState::Corrupt { scope, why } => view.warnings.push(say(format!(
+                    "{} scope: {why}; nothing there can be removed automatically",
+                    scope.token()
+                ))),
+                ScopeState::Installed { scope, receipt, .. } => {
+                    let current = Current::read(&receipt.target).map_err(|e| {
+                        refuse(e.to_string(), "make the settings file readable, then retry")
+                    })?;
+                    match target::restore(&receipt, &current) {
+                        Ok(r) => {
+                            self.describe(&receipt, &current, &r, &mut view);
+                            scopes.push(scope);
+                        }
+                        Err(e) => view.warnings.push(say(format!(
+                            "{} scope cannot be removed automatically: {e}",
+                            scope.token()
+                        ))),
+                    }
+                }
+            }
+        }
+        if scopes.is_empty() && view.warnings.is_empty() {
+            view.warnings.push(say(
+                "nothing is installed for this tool; removal would change nothing",
+            ));
+        }
+        self.plans.insert(
+            StoredPlan {
+                id: view.plan_id.clone(),
+                tool: auth.tool().clone(),
+                token: auth.token_id().clone(),
+                expires_at: auth.now().saturating_add(self.config.plan_ttl.as_secs()),
+                consumed: false,
+                body: PlanBody::Removal(RemovalPlan { scopes }),
+            },
+            auth.now(),
+        );
+        Ok(view)
+    }
+
+    fn execute_removal(
+        &self,
+        auth: &ToolAuthorization,
+        id: &PlanId,
+    ) -> Result<RemovalView, LifecycleError> {
+        let plan = self
+            .plans
+            .take(id, auth.tool(), auth.token_id(), auth.now(), true)
+            .map_err(|r| {
+                refuse(
+                    r.to_string(),
+                    "preview the removal again, then remove with the new plan id",
+                )
+            })?;
+        let PlanBody::Removal(plan) = plan.body else {
+            return Err(refuse("not a removal plan", "remove takes a removal plan"));
+        };
+        self.recover()?;
+        let tool = auth.tool().as_str();
+        let mut view = self.empty_removal(auth, id.clone());
+        for scope in plan.scopes {
+            let key = self.scope_key(scope);
+            let _lock = self.lock(tool, &key)?;
+            let receipt_path = self.layout.receipt(tool, &key);
+            let receipt = match receipt::load(&receipt_path) {
+                Ok(Some(r)) => r,
+                Ok(None) => continue,
+                Err(e) => {
+                    view.warnings.push(say(e.to_string()));
+                    continue;
+                }
+            };
+            let current = Current::read(&receipt.target).map_err(|e| {
+                refuse(e.to_string(), "make the settings file readable, then retry")
+            })?;
+            let restoration = target::restore(&receipt, &current).map_err(|e| {
+                refuse(
+                    e.to_string(),
+                    "fix the settings file by hand, then remove again",
+                )
+            })?;
+            self.describe(&receipt, &current, &restoration, &mut view);
+            self.write_removal(&receipt, &receipt_path, &key, &current, &restoration)?;
+        }
+        Ok(view)
+    }
+
+    fn write_removal(
+        &self,
+        receipt: &Receipt,
+        receipt_path: &std::path::Path,
+        scope_key: &str,
+        current: &Current,
+        restoration: &Restoration,
+    ) -> Result<(), LifecycleError> {
+        let journal_path = self.layout.journal(&receipt.tool, scope_key);
+        let record = Journal {
+            version: JOURNAL_VERSION,
+            operation: "remove".into(),
+            tool: receipt.tool.clone(),
+            scope: scope_key.to_owned(),
+            target: receipt.target.clone(),
+            pre_digest: current.digest(),
+            post_digest: target::action_digest(&restoration.file, current),
+            receipt: ReceiptChange::Delete {
+                receipt_id: receipt.receipt_id.clone(),
+            },
+        };
+        let fail = |e: &dyn std::fmt::Display| {
+            refuse(
+                format!("remove failed: {e}"),
+                "fix the cause named here, then remove again",
+            )
+        };
+        journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
+        self.point(Op::Remove, Stage::JournalWritten);
+        let written = match &restoration.file {
+            FileAction::Write(text) => self.write_settings(&receipt.target, text),
+            FileAction::Delete => durable::remove_durable(&receipt.target).map(|_| ()),
+            FileAction::Leave => Ok(()),
+        };
+        if let Err(e) = written {
+            if !e.target_changed() {
+                let _ = journal::remove(&journal_path);
+                return Err(fail(&e));
+            }
+        }
+        self.point(Op::Remove, Stage::TargetWritten);
+        // If the receipt cannot be removed the journal stays: recovery rolls it forward.
+        durable::remove_durable(receipt_path).map_err(|e| fail(&e))?;
+        let _ = durable::remove_durable(&self.layout.evidence(&receipt.tool, scope_key));
+        self.point(Op::Remove, Stage::ReceiptWritten);
+        let _ = journal::remove(&journal_path);
+        self.point(Op::Remove, Stage::JournalRemoved);
+        Ok(())
+    }
+
+    fn empty_removal(&self, auth: &ToolAuthorization, plan_id: PlanId) -> RemovalView {
+        RemovalView {
+            schema_version: SCHEMA_VERSION,
+            plan_id,
+            tool_id: auth.tool().clone(),
+            steps: Vec::new(),
+            residual: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Adds one scope's steps, residuals and warnings to `view`.
+    fn describe(
+        &self,
+        receipt: &Receipt,
+        current: &Current,
+        restoration: &Restoration,
+        view: &mut RemovalView,
+    ) {
+        let part = self.removal_part(receipt, current, restoration);
+        view.steps.extend(part.steps);
+        for r in part.residual {
+            if !view.residual.contains(&r) {
+                view.residual.push(r);
+            }
+        }
+        view.warnings.extend(part.warnings.iter().map(say));
+    }
+
+    fn removal_part(
+        &self,
+        receipt: &Receipt,
+        current: &Current,
+        restoration: &Restoration,
+    ) -> ScopeRemoval {
+        let shown = artifact(&receipt.target, &self.config.home);
+        let file = shown
+            .as_ref()
+            .map(|a| a.as_str().to_owned())
+            .unwrap_or_else(|| "the settings file".into());
+        let privileged = receipt.scope == "managed";
+        let digest = target::action_digest(&restoration.file, current)
+            .and_then(|d| Sha256Hex::parse(&d).ok());
+        let mut steps: Vec<StepView> = Vec::new();
+        for k in &receipt.keys {
+            let id = format!(
+                "remove-{}-{}",
+                receipt.scope,
+                k.capability.replace('_', "-")
+            );
+            let Ok(id) = StepId::parse(&id) else { continue };
+            let name = convert::key_name(&k.path);
+            if let Some(step) = steps.iter_mut().find(|s| s.id == id) {
+                step.managed_keys.extend(name);
+                continue;
+            }
+            let kind = match convert::action_kind(&k.action_kind) {
+                ActionKind::InstallHook => ActionKind::RemoveHook,
+                other => other,
+            };
+            steps.push(StepView {
+                id,
+                summary: say(format!("Restore the original {} settings in {file}", k.capability)),
+                action_kind: kind,
+                requirement: Requirement::Required,
+                privilege: if privileged {
+                    Privilege::PrivilegedHost
+                } else {
+                    Privilege::User
+                },
+                consent_prompt: privileged.then(|| {
+                    say(format!(
+                        "Consent to this step on its own: it rewrites {file}, a host-wide file that needs administrator rights"
+                    ))
+                }),
+                settings_scope: devint::verbs::SettingsScope::parse(&receipt.scope)
+                    .unwrap_or(devint::verbs::SettingsScope::User),
+                managed_keys: name.into_iter().collect(),
+                artifact_paths: shown.iter().cloned().collect(),
+                content_sha256: digest.clone(),
+                reversible: false,
+            });
+        }
+        let mut residual = Vec::new();
+        let mut warnings = Vec::new();
+        for k in &restoration.keys {
+            match k.outcome {
+                KeyOutcome::WithheldResidual => {
+                    residual.extend(key_ref(&k.path));
+                    warnings.push(format!(
+                        "{} held a credential-shaped value before install that was never stored; set it again yourself",
+                        k.path
+                    ));
+                }
+                KeyOutcome::KeptUserChange => {
+                    residual.extend(key_ref(&k.path));
+                    warnings.push(format!(
+                        "{} was changed by you since install; your value is kept",
+                        k.path
+                    ));
+                }
+                KeyOutcome::FileMissing => {
+                    warnings.push(format!("{file} no longer exists; nothing is recreated"))
+                }
+                KeyOutcome::Restored | KeyOutcome::Deleted => {}
+            }
+        }
+        if restoration.file == FileAction::Delete {
+            warnings.push(format!("{file} will be deleted: it was created for the integration and nothing of yours is in it"));
+        }
+        warnings.dedup();
+        ScopeRemoval {
+            steps,
+            residual,
+            warnings,
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `repair`: restores only our drifted keys (and recreates a settings file of ours that is
+//! gone), journaled like apply.
+//!
+//! It must never touch a key that is not ours, never repair through a corrupt receipt, and
+//! never keep old evidence valid for a repaired file (the receipt id changes).
+
+use super::config::{JournalOperation as Op, JournalStage as Stage};
+use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
+use super::receipt::{self, fingerprint, Receipt};
+use super::runtime::ReferenceRuntime;
+use super::target::{self, Current};
+use super::text::{refuse, say};
+use crate::edit::SettingsDoc;
+use devint::backend::LifecycleError;
+use devint::backend::ToolAuthorization;
+use devint::verbs::{
+    CapabilityName, ManagedRef, ReceiptId, RepairView, SettingsScope, UnsupportedMechanismView,
+};
+
+impl ReferenceRuntime {
+    pub(super) fn do_repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError> {
+        let descriptor = self.descriptor(auth)?;
+        self.recover()?;
+        let tool = auth.tool().as_str();
+        let mut repaired = Vec::new();
+        let mut unrepairable = Vec::new();
+        for scope in SettingsScope::ALL {
+            if self.inspect(tool, *scope).is_none() {
+                continue;
+            }
+            let key = self.scope_key(*scope);
+            let _lock = self.lock(tool, &key)?;
+            let receipt_path = self.layout.receipt(tool, &key);
+            let receipt = match receipt::load(&receipt_path) {
+                Ok(Some(r)) => r,
+                Ok(None) => continue,
+                Err(e) => {
+                    unrepairable.push(UnsupportedMechanismView {
+                        capability: CapabilityName::ManagedSettings,
+                        reason: say(format!("{e}")),
+                    });
+                    continue;
+                }
+            };
+            let current = Current::read(&receipt.target).map_err(|e| {
+                refuse(e.to_string(), "make the settings file readable, then retry")
+            })?;
+            let (text, keys) = match target::repair_text(&receipt, &current) {
+                Ok(r) => r,
+                Err(e) => {
+                    let capability = receipt
+                        .keys
+                        .first()
+                        .map(|k| super::convert::capability(&k.capability))
+                        .unwrap_or(CapabilityName::ManagedSettings);
+                    unrepairable.push(UnsupportedMechanismView {
+                        capability,
+                        reason: say(e.to_string()),
+                    });
+                    continue;
+                }
+            };
+            if keys.is_empty() && current.text.is_some() {
+                continue;
+            }
+            self.write_repair(&receipt, &receipt_path, &key, &current, &text, auth.now())?;
+            if current.text.is_none() {
+                if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
+                    repaired.push(ManagedRef::Artifact(a));
+                }
+            }
+            repaired.extend(keys.iter().filter_map(super::convert::key_ref));
+        }
+        let scopes = self.inspect_all(tool);
+        Ok(RepairView {
+            tool_id: auth.tool().clone(),
+            repaired,
+            unrepairable,
+            status: self.status_of(auth, descriptor, &scopes),
+        })
+    }
+
+    fn write_repair(
+        &self,
+        receipt: &Receipt,
+        receipt_path: &std::path::Path,
+        scope_key: &str,
+        current: &Current,
+        text: &str,
+        now: u64,
+    ) -> Result<(), LifecycleError> {
+        let doc = SettingsDoc::parse(receipt.format, text)
+            .map_err(|e| refuse(e.to_string(), "report this settings file shape as a bug"))?;
+        let updated = Receipt {
+            // A repaired integration needs a fresh verify: evidence is per receipt id.
+            receipt_id: ReceiptId::random().as_str().to_owned(),
+            fingerprint: fingerprint(&receipt.keys, |p| doc.get(p)),
+            file_sha256: receipt::text_digest(text),
+            updated_at: now,
+            ..receipt.clone()
+        };
+        let journal_path = self.layout.journal(&receipt.tool, scope_key);
+        let record = Journal {
+            version: JOURNAL_VERSION,
+            operation: "repair".into(),
+            tool: receipt.tool.clone(),
+            scope: scope_key.to_owned(),
+            target: receipt.target.clone(),
+            pre_digest: current.digest(),
+            post_digest: Some(updated.file_sha256.clone()),
+            receipt: ReceiptChange::Write {
+                receipt: Box::new(updated.clone()),
+            },
+        };
+        let fail = |e: &dyn std::fmt::Display| {
+            refuse(
+                format!("repair failed: {e}"),
+                "fix the cause named here, then repair again",
+            )
+        };
+        journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
+        self.point(Op::Repair, Stage::JournalWritten);
+        if let Err(e) = self.write_settings(&receipt.target, text) {
+            if !e.target_changed() {
+                let _ = journal::remove(&journal_path);
+                return Err(fail(&e));
+            }
+        }
+        self.point(Op::Repair, Stage::TargetWritten);
+        // If the receipt cannot be written the journal stays: recovery rolls it forward.
+        self.write_receipt(receipt_path, &updated)
+            .map_err(|e| fail(&e))?;
+        self.point(Op::Repair, Stage::ReceiptWritten);
+        let _ = journal::remove(&journal_path);
+        self.point(Op::Repair, Stage::JournalRemoved);
+        Ok(())
+    }
+}

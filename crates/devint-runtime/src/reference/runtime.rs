@@ -1,0 +1,220 @@
+//! [`ReferenceRuntime`]: the reference backend's handle — its configuration, state layout,
+//! plan store and the shared steps every mutation takes (recovery, the target lock, the
+//! journal points, durable writes).
+//!
+//! Owns opening the runtime (state directories, recovery) and the mutation preamble. It
+//! must never mutate a target without holding that target's [`TargetLock`], and never skip
+//! recovery before a mutation.
+
+use std::path::Path;
+use std::sync::Arc;
+#[cfg(feature = "test-support")]
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::config::{
+    ApprovalAuthority, EventSource, JournalOperation, JournalPoint, JournalStage, RuntimeConfig,
+};
+use super::events::{QueueAuthority, SpoolEventSource};
+use super::journal::{self, RecoveryError};
+use super::layout::{LayoutError, StateLayout};
+use super::plans::PlanStore;
+use super::text::refuse;
+use devint::backend::LifecycleError;
+use devint_fs::durable::{self, DurableError};
+use devint_fs::lock::{LockError, TargetLock};
+
+/// How long a mutation waits for another process's operation on the same target.
+pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// Why the runtime could not open.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The state directory could not be prepared.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// An interrupted operation could not be recovered.
+    #[error("{0}; the runtime will not start until it is resolved")]
+    Recovery(#[from] RecoveryError),
+}
+
+/// Where a test can make the next durable write fail (feature `test-support`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteSite {
+    /// The settings file.
+    Settings,
+    /// The receipt.
+    Receipt,
+}
+
+static_assertions::assert_impl_all!(ReferenceRuntime: Send, Sync);
+
+/// The reference lifecycle backend behind `devint serve`.
+pub struct ReferenceRuntime {
+    pub(super) config: RuntimeConfig,
+    pub(super) layout: StateLayout,
+    pub(super) plans: PlanStore,
+    pub(super) events: Arc<dyn EventSource>,
+    pub(super) approvals: Arc<dyn ApprovalAuthority>,
+    /// The next write to fail (fault injection, feature `test-support` only).
+    #[cfg(feature = "test-support")]
+    fault: Mutex<Option<(WriteSite, i32)>>,
+}
+
+impl std::fmt::Debug for ReferenceRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReferenceRuntime")
+            .field("config", &self.config)
+            .field("plans", &self.plans.len())
+            .finish()
+    }
+}
+
+impl ReferenceRuntime {
+    /// Opens the runtime: creates the state layout (`0700`), then recovers every journal
+    /// an interrupted operation left.
+    pub fn open(config: RuntimeConfig) -> Result<ReferenceRuntime, OpenError> {
+        let layout = StateLayout::prepare(&config.state_dir)?;
+        for outcome in journal::recover_all(&layout) {
+            outcome?;
+        }
+        let events = config
+            .events
+            .clone()
+            .unwrap_or_else(|| Arc::new(SpoolEventSource::new(layout.events())));
+        let approvals = config
+            .approvals
+            .clone()
+            .unwrap_or_else(|| Arc::new(QueueAuthority::new(layout.approvals())));
+        Ok(ReferenceRuntime {
+            config,
+            layout,
+            plans: PlanStore::default(),
+            events,
+            approvals,
+            #[cfg(feature = "test-support")]
+            fault: Mutex::new(None),
+        })
+    }
+
+    /// The configuration it was opened with.
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.config
+    }
+
+    /// The state directory.
+    pub fn state_dir(&self) -> &Path {
+        self.layout.root()
+    }
+
+    /// Makes the next durable write at `site` fail with the OS error `raw_os_error`
+    /// (`ENOSPC` for a full disk, `EROFS` for a read-only file system).
+    #[cfg(feature = "test-support")]
+    pub fn fail_next_write(&self, site: WriteSite, raw_os_error: i32) {
+        *self.fault.lock().unwrap_or_else(|p| p.into_inner()) = Some((site, raw_os_error));
+    }
+
+    /// Recovery before a mutation: every journal whose lock is free.
+    pub(super) fn recover(&self) -> Result<(), LifecycleError> {
+        for outcome in journal::recover_all(&self.layout) {
+            outcome.map_err(|e| {
+                refuse(
+                    e.to_string(),
+                    "resolve the interrupted operation named here, then retry",
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Takes the (tool, scope) lock and recovers that target's journal under it.
+    pub(super) fn lock(&self, tool: &str, scope: &str) -> Result<TargetLock, LifecycleError> {
+        let lock = TargetLock::acquire(&self.layout.locks(), tool, scope, LOCK_WAIT).map_err(
+            |e| match e {
+                LockError::TimedOut { .. } | LockError::Busy { .. } => refuse(
+                    e.to_string(),
+                    "wait for the other operation on this tool to finish, then retry",
+                ),
+                LockError::Io { .. } => refuse(
+                    e.to_string(),
+                    "check the runtime's state directory permissions",
+                ),
+            },
+        )?;
+        journal::recover_locked(&self.layout, &self.layout.journal(tool, scope)).map_err(|e| {
+            refuse(
+                e.to_string(),
+                "resolve the interrupted operation named here, then retry",
+            )
+        })?;
+        Ok(lock)
+    }
+
+    /// Reports a journal point to the observer.
+    pub(super) fn point(&self, operation: JournalOperation, stage: JournalStage) {
+        if let Some(observer) = &self.config.journal_observer {
+            observer(JournalPoint { operation, stage });
+        }
+    }
+
+    #[cfg(feature = "test-support")]
+    fn take_fault(&self, site: WriteSite) -> Option<i32> {
+        let mut fault = self.fault.lock().unwrap_or_else(|p| p.into_inner());
+        match *fault {
+            Some((s, errno)) if s == site => {
+                *fault = None;
+                Some(errno)
+            }
+            _ => None,
+        }
+    }
+
+    /// Writes a settings file durably, creating its directory (`0700`) if needed.
+    pub(super) fn write_settings(&self, path: &Path, text: &str) -> Result<(), DurableError> {
+        if let Some(dir) = path.parent() {
+            if !dir.exists() {
+                use std::os::unix::fs::DirBuilderExt;
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
+                    .map_err(|source| DurableError::Io {
+                        path: path.to_owned(),
+                        op: "create the settings directory",
+                        source,
+                    })?;
+            }
+        }
+        self.write_with_fault(WriteSite::Settings, path, text.as_bytes(), None)
+    }
+
+    /// Writes a receipt durably (`0600`).
+    pub(super) fn write_receipt(
+        &self,
+        path: &Path,
+        receipt: &super::receipt::Receipt,
+    ) -> Result<(), DurableError> {
+        let text = super::receipt::seal(receipt);
+        self.write_with_fault(WriteSite::Receipt, path, text.as_bytes(), Some(0o600))
+    }
+
+    fn write_with_fault(
+        &self,
+        site: WriteSite,
+        path: &Path,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> Result<(), DurableError> {
+        #[cfg(feature = "test-support")]
+        if let Some(errno) = self.take_fault(site) {
+            return durable::write_atomic_with(path, bytes, mode, &mut |file, bytes| {
+                use std::io::Write;
+                file.write_all(&bytes[..bytes.len() / 2])?;
+                Err(std::io::Error::from_raw_os_error(errno))
+            });
+        }
+        #[cfg(not(feature = "test-support"))]
+        let _ = site;
+        durable::write_atomic(path, bytes, mode)
+    }
+}

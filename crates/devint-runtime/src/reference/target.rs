@@ -1,0 +1,173 @@
+//! One settings file we integrate: turning the adapters' rendered edits into keys we own,
+//! preparing the text an apply or repair writes, and the text a removal restores.
+//!
+//! Owns the append-to-list rule (our entries beside the user's; on removal only ours come
+//! out) on top of the format-preserving editor. It must never write a file (the callers do,
+//! through the journal) and never produce text from a document that did not parse.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::credential::withhold;
+use super::receipt::{KeyMode, OwnedKey, Receipt};
+use crate::adapters::{self, EditMode, RenderedIntegration};
+use crate::edit::{
+    EditError, EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, Restoration, Reversal,
+    SettingsDoc, SettingsFormat,
+};
+use devint_fs::durable::{self, DurableError};
+
+/// The edit module's format for an adapter's format.
+pub fn format_of(format: adapters::SettingsFormat) -> SettingsFormat {
+    match format {
+        adapters::SettingsFormat::Json => SettingsFormat::Json,
+        adapters::SettingsFormat::Jsonc => SettingsFormat::Jsonc,
+        adapters::SettingsFormat::Toml => SettingsFormat::Toml,
+        adapters::SettingsFormat::Yaml => SettingsFormat::Yaml,
+    }
+}
+
+/// The keys a rendered integration asks us to own, in render order.
+pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditError> {
+    rendered
+        .edits
+        .iter()
+        .map(|e| {
+            Ok(OwnedKey {
+                path: KeyPath::new(e.path.clone())?,
+                mode: match e.mode {
+                    EditMode::Replace => KeyMode::Replace,
+                    EditMode::AppendToList => KeyMode::Append,
+                },
+                ours: e.value.clone(),
+                capability: e.capability.token().to_owned(),
+                action_kind: e.action_kind.token().to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The settings file as it is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Current {
+    /// Its text (`None`: the file does not exist).
+    pub text: Option<String>,
+}
+
+impl Current {
+    /// Reads `path`.
+    pub fn read(path: &Path) -> Result<Current, DurableError> {
+        Ok(Current {
+            text: durable::read_optional(path)?,
+        })
+    }
+
+    /// A digest that tells "absent" from every text.
+    pub fn digest(&self) -> Option<String> {
+        self.text.as_deref().map(super::receipt::text_digest)
+    }
+}
+
+/// What an apply would write.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The new text.
+    pub text: String,
+    /// Whether it differs from the current file.
+    pub changed: bool,
+    /// How to undo this apply alone.
+    pub reversal: Reversal,
+    /// The keys, with append keys that met a non-list value turned into replace keys.
+    pub keys: Vec<OwnedKey>,
+}
+
+/// Prepares writing `keys` into `current` (dry run; nothing is written). A key we append
+/// to becomes one element edit per entry of ours (added unless an equal entry is there,
+/// removed on reversal only if we added it); one whose current value is not a list is
+/// displaced whole instead (and restored on removal).
+pub fn prepare(
+    format: SettingsFormat,
+    current: &Current,
+    keys: &[OwnedKey],
+) -> Result<Prepared, EditError> {
+    let doc = SettingsDoc::parse(format, current.text.as_deref().unwrap_or(""))?;
+    let mut edits = Vec::new();
+    let mut elements = Vec::new();
+    let mut settled = Vec::with_capacity(keys.len());
+    for key in keys {
+        let existing = doc.get(&key.path);
+        let mode = match (key.mode, existing, &key.ours) {
+            (KeyMode::Append, None | Some(Value::Array(_)), Value::Array(ours)) => {
+                elements.extend(ours.iter().map(|o| ElementEdit {
+                    path: key.path.clone(),
+                    element: o.clone(),
+                }));
+                KeyMode::Append
+            }
+            (_, _, ours) => {
+                edits.push(KeyEdit {
+                    path: key.path.clone(),
+                    value: ours.clone(),
+                });
+                KeyMode::Replace
+            }
+        };
+        settled.push(OwnedKey {
+            mode,
+            ..key.clone()
+        });
+    }
+    let plan = EditPlan::new(format, edits)?.with_elements(elements)?;
+    let applied = plan.apply(current.text.as_deref(), withhold)?;
+    Ok(Prepared {
+        text: applied.text,
+        changed: applied.changed,
+        reversal: applied.reversal,
+        keys: settled,
+    })
+}
+
+/// Sets every key of ours that no longer holds our value back to it; answers the new text
+/// and the keys it repaired.
+pub fn repair_text(
+    receipt: &Receipt,
+    current: &Current,
+) -> Result<(String, Vec<KeyPath>), EditError> {
+    let mut doc = SettingsDoc::parse(receipt.format, current.text.as_deref().unwrap_or(""))?;
+    let mut repaired = Vec::new();
+    for key in &receipt.keys {
+        let now = doc.get(&key.path);
+        if key.holds(now.as_ref()) {
+            continue;
+        }
+        match (key.mode, now, &key.ours) {
+            (KeyMode::Append, None | Some(Value::Array(_)), Value::Array(ours)) => {
+                for o in ours {
+                    doc.add_element(&key.path, o.clone())?;
+                }
+            }
+            (_, _, ours) => {
+                doc.set(&key.path, ours.clone())?;
+            }
+        }
+        repaired.push(key.path.clone());
+    }
+    Ok((doc.to_string(), repaired))
+}
+
+/// What removing our keys from `current` yields: byte-exact when the file is as we left
+/// it; otherwise every key goes back to its original and our list entries come out (only
+/// those we added), user changes kept.
+pub fn restore(receipt: &Receipt, current: &Current) -> Result<Restoration, EditError> {
+    receipt.reversal.reverse(current.text.as_deref())
+}
+
+/// The digest of what a file action leaves (`None`: no file).
+pub fn action_digest(action: &FileAction, current: &Current) -> Option<String> {
+    match action {
+        FileAction::Write(text) => Some(super::receipt::text_digest(text)),
+        FileAction::Delete => None,
+        FileAction::Leave => current.digest(),
+    }
+}

@@ -1,0 +1,695 @@
+//! Issue 7 "done when": every tool whose settings are file-based completes the full
+//! plan → apply → verify → status → remove cycle, at every scope it declares a settings file
+//! for, on a realistic seed file in its own format, and ends byte-identical to the seed.
+//!
+//! Driven through the session core (proofs minted by `devint::session`) against the
+//! reference runtime, with a sandboxed HOME and project, a fake binary (or extension
+//! directory) in the supported range, and a policy profile that asks for every mechanism,
+//! so every rendering path runs. A tool added to `devint_runtime::adapters::all()` without a case
+//! here fails `every_registered_tool_has_a_cycle_case`.
+
+#![cfg(feature = "test-support")]
+
+mod lifecycle_support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use devint::backend::Lifecycle;
+use devint::verbs::{
+    Level, PlanArgs, PlanView, PolicyProfileId, Profile, SettingsScope, StatusState, StatusView,
+    ToolId, VerbCall, VerbResult, VerificationOutcome, VerificationView,
+};
+use devint_runtime::adapters::descriptor::PathBase;
+use devint_runtime::adapters::{
+    Mechanism, MechanismSupport, SettingsFile, SettingsFormat, ToolDescriptor,
+};
+use devint_runtime::reference::ReferenceRuntime;
+use lifecycle_support::*;
+
+/// A policy profile that asks for every mechanism: gateway, proxy, hook, MCP deny, tool
+/// deny patterns and approval.
+const EVERY_MECHANISM: &str = r#"display_name = "Every mechanism"
+gateway_base_url = "http://127.0.0.1:8787/v1"
+proxy_url = "http://127.0.0.1:8788"
+hook_command = "aa-hook pre-tool-use"
+mcp_deny = ["shady-mcp"]
+deny_tool_patterns = ["Bash(curl:*)"]
+require_approval = true
+"#;
+
+/// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
+const COVERED: [&str; 18] = [
+    "claude-code",
+    "codex",
+    "github-copilot",
+    "windsurf-cascade",
+    "gemini-cli",
+    "qwen-code",
+    "cursor",
+    "opencode",
+    "cline",
+    "roo-code",
+    "continue",
+    "aider",
+    "goose",
+    "amp",
+    "kiro",
+    "zed",
+    "factory-droid",
+    "pi",
+];
+
+const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
+{
+    "editor.fontSize": 14,
+  "files.exclude": {
+      "**/.git": true, // never show
+  },
+  /* proxy is set by the network team */
+  "workbench.colorTheme": "Default Dark Modern",
+}
+"#;
+
+/// A realistic seed for `tool`'s settings file: the tool's own format, comments and
+/// trailing commas where the format allows them, odd indentation, unrelated user keys, and
+/// user entries in the lists devint appends to.
+fn seed(tool: &str, format: SettingsFormat) -> &'static str {
+    match tool {
+        "claude-code" => {
+            r#"{
+   "model": "claude-sonnet-4-5",
+   "permissions": {
+      "allow": ["Bash(npm run lint)", "Read(~/.zshrc)"],
+      "deny": ["Read(./.env)"]
+   },
+   "hooks": {
+     "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh"}]}]
+   },
+   "env": {
+      "DISABLE_TELEMETRY": "1"
+   },
+   "includeCoAuthoredBy": false
+}
+"#
+        }
+        "codex" => {
+            r#"# my codex config
+model = "gpt-5-codex"   # the default model
+approval_policy = "never"
+notify = ["notify-send", "codex"]
+
+[profiles.fast]
+model = "gpt-5-mini"
+
+# docs server
+[mcp_servers.docs]
+command = "docs-mcp"
+"#
+        }
+        "github-copilot" | "cline" | "roo-code" | "kiro" => VSCODE_SETTINGS,
+        "windsurf-cascade" => {
+            r#"{
+  "hooks": {
+      "pre_run_command": [
+        {"command": "python3 ~/.codeium/audit.py", "show_output": true}
+      ]
+  }
+}
+"#
+        }
+        "gemini-cli" | "qwen-code" => {
+            r#"// CLI settings
+{
+  "theme": "GitHub", // dark theme
+  "tools": {
+    "exclude": ["ShellTool(rm -rf)"],
+  },
+  "mcp": {
+      "excluded": ["legacy-mcp"],
+  },
+}
+"#
+        }
+        "cursor" => {
+            r#"{
+  "version": 1,
+  "hooks": {
+    "afterFileEdit": [{"command": "./hooks/format.sh"}],
+    "beforeShellExecution": [{"command": "./hooks/audit.sh"}]
+  }
+}
+"#
+        }
+        "opencode" => {
+            r#"{
+  "$schema": "https://opencode.ai/config.json", // editor completion
+  "theme": "opencode",
+  "permission": {
+     "bash": {"git push": "ask",},
+  },
+}
+"#
+        }
+        "amp" => {
+            r#"{
+    "amp.notifications.enabled": false,
+    "amp.tools.disable": ["browser_navigate"],
+    "amp.git.commit.ampThread.enabled": true
+}
+"#
+        }
+        "zed" => {
+            r#"// Zed settings
+//
+// For information on how to configure Zed, see the Zed documentation.
+{
+  "theme": "One Dark",
+  "buffer_font_size": 15,
+  "language_models": {
+    "ollama": {"api_url": "http://localhost:11434"}, // local models
+  },
+  "agent": {
+      "default_model": {"provider": "zed.dev", "model": "claude-sonnet-4"},
+  },
+}
+"#
+        }
+        "factory-droid" => {
+            r#"{
+  "model": "claude-sonnet-4-5",
+  "commandDenylist": ["rm -rf /", "mkfs"],
+  "enableCustomDroids": true
+}
+"#
+        }
+        "pi" => {
+            r#"{
+  "defaultProvider": "anthropic",
+  "defaultModel": "claude-sonnet-4-5",
+  "theme": "dark"
+}
+"#
+        }
+        "aider" => "# aider config\nmodel: sonnet\nauto-commits: false   # review first\nread:\n  - CONVENTIONS.md\n",
+        "goose" => "GOOSE_PROVIDER: anthropic\nGOOSE_MODEL: claude-sonnet-4-5\nextensions:\n  developer:\n    enabled: true\n    type: builtin\n",
+        "continue" => "name: My Config\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: Claude\n    provider: anthropic\n    model: claude-sonnet-4-5\n",
+        other => panic!("no seed for {other} ({})", format.token()),
+    }
+}
+
+fn tool_id(id: &str) -> ToolId {
+    ToolId::parse(id).unwrap()
+}
+
+/// A version inside `supported`: the lower bound of each `>=` comparator, at least 1.0.0.
+fn version_in_range(supported: &str) -> semver::Version {
+    let req = semver::VersionReq::parse(supported).unwrap();
+    let v = req
+        .comparators
+        .iter()
+        .filter(|c| c.op == semver::Op::GreaterEq)
+        .map(|c| semver::Version::new(c.major, c.minor.unwrap_or(0), c.patch.unwrap_or(0)))
+        .max()
+        .unwrap_or(semver::Version::new(1, 0, 0));
+    assert!(req.matches(&v), "{v} is not in {supported}");
+    v
+}
+
+/// Makes the tool present: a fake binary on the sandbox PATH, or its extension directory.
+fn install_fake(sb: &Sandbox, d: &ToolDescriptor) {
+    let version = version_in_range(d.detection.supported);
+    if let Some(binary) = d.detection.binaries.first() {
+        let path = sb.bin.join(binary);
+        std::fs::write(&path, format!("#!/bin/sh\necho '{binary} {version}'\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    } else {
+        let ext = d
+            .detection
+            .extensions
+            .first()
+            .expect("a tool is detected by a binary or an extension directory");
+        let dir = sb
+            .home
+            .join(ext.parent)
+            .join(format!("{}{version}", ext.prefix));
+        std::fs::create_dir_all(dir).unwrap();
+    }
+}
+
+/// One sandbox for one (tool, scope): HOME, project, state, the profile, the seed.
+struct Scene {
+    sb: Sandbox,
+    rt: ReferenceRuntime,
+    file: PathBuf,
+    seed: &'static str,
+}
+
+fn scene(d: &ToolDescriptor, settings: &SettingsFile) -> Scene {
+    let sb = Sandbox::new();
+    install_fake(&sb, d);
+    sb.write_profile("every", EVERY_MECHANISM);
+    let project = sb.dir.path().join("repo");
+    std::fs::create_dir_all(&project).unwrap();
+    let file = match settings.base {
+        PathBase::Home => sb.home.join(settings.path),
+        PathBase::Project => project.join(settings.path),
+        PathBase::Absolute => unreachable!("managed files are not cycled in the sandbox"),
+    };
+    let seed = seed(d.id, settings.format);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, seed).unwrap();
+    let mut config = sb.config();
+    config.project_dir = Some(project);
+    assert!(config.gateway_base_url.is_some());
+    let rt = ReferenceRuntime::open(config).unwrap();
+    Scene { sb, rt, file, seed }
+}
+
+fn wire_scope(scope: devint_runtime::adapters::SettingsScope) -> SettingsScope {
+    match scope {
+        devint_runtime::adapters::SettingsScope::User => SettingsScope::User,
+        devint_runtime::adapters::SettingsScope::Project => SettingsScope::Project,
+        devint_runtime::adapters::SettingsScope::Managed => SettingsScope::Managed,
+    }
+}
+
+fn plan(c: &mut Client, rt: &dyn Lifecycle, tool: &str, scope: SettingsScope) -> PlanView {
+    let args = PlanArgs {
+        profile: Profile::Strict,
+        requested_level: Level::Integrated,
+        scope,
+        allow_privileged_host_steps: false,
+        policy_profile_id: Some(PolicyProfileId::parse("every").unwrap()),
+    };
+    let call = VerbCall::Plan {
+        tool: tool_id(tool),
+        args,
+    };
+    match c.call(rt, call).unwrap() {
+        VerbResult::Plan(p) => p,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn verify(c: &mut Client, rt: &dyn Lifecycle, tool: &str) -> VerificationView {
+    match c
+        .call(
+            rt,
+            VerbCall::Verify {
+                tool: tool_id(tool),
+            },
+        )
+        .unwrap()
+    {
+        VerbResult::Verify(v) => v,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn status(c: &mut Client, rt: &dyn Lifecycle, tool: &str) -> StatusView {
+    match c
+        .call(
+            rt,
+            VerbCall::Status {
+                tool: tool_id(tool),
+            },
+        )
+        .unwrap()
+    {
+        VerbResult::Status(s) => s,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn remove(c: &mut Client, rt: &dyn Lifecycle, tool: &str) {
+    let preview = match c
+        .call(
+            rt,
+            VerbCall::Remove {
+                tool: tool_id(tool),
+                plan_id: None,
+            },
+        )
+        .unwrap()
+    {
+        VerbResult::Remove(r) => r,
+        other => panic!("{other:?}"),
+    };
+    c.call(
+        rt,
+        VerbCall::Remove {
+            tool: tool_id(tool),
+            plan_id: Some(preview.plan_id),
+        },
+    )
+    .unwrap();
+}
+
+/// The plan reports every mechanism the descriptor marks unsupported, with its reason.
+fn assert_unsupported_reported(d: &ToolDescriptor, p: &PlanView) {
+    for mechanism in Mechanism::ALL {
+        if mechanism == Mechanism::ManagedSettings {
+            continue; // requested only at managed scope
+        }
+        if let MechanismSupport::Unsupported { reason } = d.mechanisms.get(mechanism) {
+            let token = mechanism.capability().token();
+            let row = p
+                .unsupported
+                .iter()
+                .find(|u| u.capability.token() == token)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: {token} is unsupported but the plan does not say so: {:?}",
+                        d.id, p.unsupported
+                    )
+                });
+            assert_eq!(row.reason.as_str(), *reason, "{}: {token}", d.id);
+        }
+    }
+}
+
+/// No requested mechanism is dropped silently: each one the descriptor can render is a
+/// plan step or, when not at this scope, in the unsupported list with the reason.
+fn assert_every_mechanism_accounted_for(d: &ToolDescriptor, p: &PlanView) {
+    for mechanism in Mechanism::ALL {
+        if mechanism == Mechanism::ManagedSettings || !d.mechanisms.get(mechanism).is_available() {
+            continue;
+        }
+        let token = mechanism.capability().token();
+        let stepped = p.steps.iter().any(|s| s.id.as_str() == token);
+        // (a YAML file's mechanisms are all reported unsupported: no format-preserving editor)
+        let reported = p.unsupported.iter().any(|u| u.capability.token() == token);
+        assert!(
+            stepped ^ reported,
+            "{}: {token} is neither one step nor one unsupported row: steps {:?}, unsupported {:?}",
+            d.id,
+            p.steps.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+            p.unsupported
+        );
+    }
+}
+
+/// The outcome of one cycle, for the per-tool tests' messages.
+#[derive(Debug, PartialEq, Eq)]
+enum Cycle {
+    /// Applied, verified `integrated`, removed byte-exact.
+    Integrated,
+    /// The plan had no steps; its unsupported list says why.
+    NothingToDo,
+    /// The editor cannot write this format; plan and apply say so, the file is untouched.
+    FormatUnsupported,
+}
+
+fn cycle_at(d: &ToolDescriptor, settings: &SettingsFile) -> Cycle {
+    let s = scene(d, settings);
+    let scope = wire_scope(settings.scope);
+    let mut c = Client::new(&book(), "ide");
+    let p = plan(&mut c, &s.rt, d.id, scope);
+    let at = format!("{} at {} scope", d.id, settings.scope.token());
+    assert_unsupported_reported(d, &p);
+    assert_every_mechanism_accounted_for(d, &p);
+    assert!(
+        p.steps.iter().all(|st| st.settings_scope == scope),
+        "{at}: every step is at the planned scope"
+    );
+
+    if settings.format == SettingsFormat::Yaml {
+        // The editor has no format-preserving YAML writer. Every mechanism the descriptor
+        // has YAML keys for is in the plan's unsupported list with that reason, the plan
+        // has no steps, and apply refuses without touching the file.
+        let yaml: Vec<_> = p
+            .unsupported
+            .iter()
+            .filter(|u| u.reason.as_str().contains("YAML settings cannot be edited"))
+            .map(|u| u.capability.token())
+            .collect();
+        let available: Vec<_> = Mechanism::ALL
+            .into_iter()
+            .filter(|m| *m != Mechanism::ManagedSettings)
+            .filter(|m| d.mechanisms.get(*m).is_available())
+            .map(|m| m.capability().token())
+            .collect();
+        assert_eq!(yaml, available, "{at}: {:?}", p.unsupported);
+        if available.is_empty() {
+            return Cycle::NothingToDo;
+        }
+        assert!(p.steps.is_empty(), "{at}: no step the editor cannot write");
+        let e = c
+            .call(
+                &s.rt,
+                VerbCall::Apply {
+                    tool: tool_id(d.id),
+                    plan_id: p.plan_id.clone(),
+                },
+            )
+            .unwrap_err();
+        assert!(e.message.contains("YAML"), "{at}: {}", e.message);
+        assert_eq!(std::fs::read_to_string(&s.file).unwrap(), s.seed, "{at}");
+        return Cycle::FormatUnsupported;
+    }
+
+    if p.steps.is_empty() {
+        assert!(
+            !p.unsupported.is_empty(),
+            "{at}: a plan with no steps says in its unsupported list why"
+        );
+        assert!(
+            p.unsupported.iter().all(|u| !u.reason.as_str().is_empty()),
+            "{at}: {:?}",
+            p.unsupported
+        );
+        assert_eq!(std::fs::read_to_string(&s.file).unwrap(), s.seed, "{at}");
+        return Cycle::NothingToDo;
+    }
+
+    let apply = VerbCall::Apply {
+        tool: tool_id(d.id),
+        plan_id: p.plan_id.clone(),
+    };
+    c.call(&s.rt, apply)
+        .unwrap_or_else(|e| panic!("{at}: apply refused: {e:?}"));
+    let written = std::fs::read_to_string(&s.file).unwrap();
+    assert_ne!(written, s.seed, "{at}: apply changed the file");
+    if settings.format != SettingsFormat::Toml {
+        // Comments the user wrote survive the edit.
+        for line in s.seed.lines().filter(|l| l.trim_start().starts_with("//")) {
+            assert!(written.contains(line), "{at}: lost {line:?} in\n{written}");
+        }
+    } else {
+        for line in s.seed.lines().filter(|l| l.trim_start().starts_with('#')) {
+            assert!(written.contains(line), "{at}: lost {line:?} in\n{written}");
+        }
+    }
+
+    let v = verify(&mut c, &s.rt, d.id);
+    assert_eq!(
+        v.outcome,
+        VerificationOutcome::Passed,
+        "{at}: verify {:?}",
+        v.reason
+    );
+    let st = status(&mut c, &s.rt, d.id);
+    assert_eq!(
+        (st.state, st.achieved_level),
+        (StatusState::Ladder, Level::Integrated),
+        "{at}: status {:?}",
+        st.state_reason
+    );
+
+    remove(&mut c, &s.rt, d.id);
+    assert_eq!(
+        std::fs::read_to_string(&s.file).unwrap(),
+        s.seed,
+        "{at}: removal restores the seed byte for byte"
+    );
+    let after = status(&mut c, &s.rt, d.id);
+    assert_ne!(
+        after.achieved_level,
+        Level::Integrated,
+        "{at}: nothing is integrated after removal"
+    );
+    drop(s.sb);
+    Cycle::Integrated
+}
+
+/// Runs the cycle at every sandboxable scope of `id` and answers the outcome per scope.
+fn cycle(id: &str) -> Vec<(devint_runtime::adapters::SettingsScope, Cycle)> {
+    let d = devint_runtime::adapters::find(id).unwrap();
+    let mut outcomes = Vec::new();
+    for settings in d.settings {
+        // Managed settings live at an absolute system path (`/etc/...`) that the descriptor
+        // does not let a test redirect into the sandbox; writing it is a privileged host
+        // step, covered by `managed_scope_is_a_privileged_step_for_every_tool` below.
+        if settings.base == PathBase::Absolute {
+            continue;
+        }
+        outcomes.push((settings.scope, cycle_at(d, settings)));
+    }
+    assert!(
+        !outcomes.is_empty(),
+        "{id} has a user or project settings file"
+    );
+    outcomes
+}
+
+fn all_integrated(id: &str) {
+    for (scope, outcome) in cycle(id) {
+        assert_eq!(outcome, Cycle::Integrated, "{id} at {}", scope.token());
+    }
+}
+
+#[test]
+fn every_registered_tool_has_a_cycle_case() {
+    let registered: Vec<&str> = devint_runtime::adapters::all()
+        .iter()
+        .map(|d| d.id)
+        .collect();
+    let mut covered = COVERED.to_vec();
+    covered.sort_unstable();
+    let mut sorted = registered.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, covered, "add a cycle test for each new tool");
+}
+
+#[test]
+fn claude_code_completes_the_cycle_at_user_and_project_scope() {
+    all_integrated("claude-code");
+}
+
+#[test]
+fn codex_completes_the_cycle_at_user_and_project_scope() {
+    all_integrated("codex");
+}
+
+#[test]
+fn github_copilot_completes_the_cycle_in_vscode_settings() {
+    all_integrated("github-copilot");
+}
+
+#[test]
+fn windsurf_cascade_completes_the_cycle_in_its_hooks_files() {
+    all_integrated("windsurf-cascade");
+}
+
+#[test]
+fn gemini_cli_completes_the_cycle_at_user_and_project_scope() {
+    all_integrated("gemini-cli");
+}
+
+#[test]
+fn qwen_code_completes_the_cycle_at_user_and_project_scope() {
+    all_integrated("qwen-code");
+}
+
+#[test]
+fn cursor_completes_the_cycle_in_its_hooks_files() {
+    all_integrated("cursor");
+}
+
+#[test]
+fn opencode_completes_the_cycle_at_user_and_project_scope() {
+    all_integrated("opencode");
+}
+
+#[test]
+fn cline_completes_the_cycle_in_vscode_settings() {
+    all_integrated("cline");
+}
+
+#[test]
+fn roo_code_completes_the_cycle_in_vscode_settings() {
+    all_integrated("roo-code");
+}
+
+#[test]
+fn amp_completes_the_cycle_in_its_user_settings() {
+    all_integrated("amp");
+}
+
+#[test]
+fn kiro_completes_the_cycle_in_its_user_settings() {
+    all_integrated("kiro");
+}
+
+#[test]
+fn zed_completes_the_cycle_at_user_and_project_scope() {
+    all_integrated("zed");
+}
+
+#[test]
+fn factory_droid_completes_the_cycle_at_user_and_project_scope() {
+    all_integrated("factory-droid");
+}
+
+#[test]
+fn pi_has_nothing_to_write_and_its_plan_says_why() {
+    for (scope, outcome) in cycle("pi") {
+        assert_eq!(outcome, Cycle::NothingToDo, "pi at {}", scope.token());
+    }
+}
+
+#[test]
+fn aider_yaml_is_refused_honestly_and_left_untouched() {
+    for (scope, outcome) in cycle("aider") {
+        assert_eq!(
+            outcome,
+            Cycle::FormatUnsupported,
+            "aider at {}",
+            scope.token()
+        );
+    }
+}
+
+#[test]
+fn goose_yaml_is_refused_honestly_and_left_untouched() {
+    for (scope, outcome) in cycle("goose") {
+        assert_eq!(
+            outcome,
+            Cycle::FormatUnsupported,
+            "goose at {}",
+            scope.token()
+        );
+    }
+}
+
+#[test]
+fn continue_has_nothing_to_write_and_its_plan_says_why() {
+    for (scope, outcome) in cycle("continue") {
+        assert_eq!(outcome, Cycle::NothingToDo, "continue at {}", scope.token());
+    }
+}
+
+#[test]
+fn managed_scope_is_a_privileged_step_for_every_tool() {
+    // The managed file is an absolute host path: without consent at plan time the plan is
+    // refused, and nothing is read from or written to the host.
+    for d in devint_runtime::adapters::all() {
+        let Some(settings) = d.settings_for(devint_runtime::adapters::SettingsScope::Managed)
+        else {
+            continue;
+        };
+        assert_eq!(settings.base, PathBase::Absolute, "{}", d.id);
+        let sb = Sandbox::new();
+        sb.write_profile("every", EVERY_MECHANISM);
+        let rt = sb.open();
+        let mut c = Client::new(&book(), "ide");
+        let args = PlanArgs {
+            profile: Profile::Strict,
+            requested_level: Level::Integrated,
+            scope: SettingsScope::Managed,
+            allow_privileged_host_steps: false,
+            policy_profile_id: Some(PolicyProfileId::parse("every").unwrap()),
+        };
+        let e = c
+            .call(
+                &rt,
+                VerbCall::Plan {
+                    tool: tool_id(d.id),
+                    args,
+                },
+            )
+            .unwrap_err();
+        assert!(e.message.contains("privileged"), "{}: {}", d.id, e.message);
+    }
+}

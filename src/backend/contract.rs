@@ -1,0 +1,82 @@
+//! The [`Lifecycle`] trait every runtime implements, and the errors it may return.
+//!
+//! Every method takes a proof minted by the session core after the spec §6 checks passed
+//! ([`Authorization`] for `list_tools`, [`ToolAuthorization`] for the tool-scoped verbs), so
+//! the backend cannot be reached unauthorised; and every method returns the crate's own
+//! view types, which have no field able to carry a value, a policy document or a
+//! credential. This module must never grow a method that decides policy (ADR 0030
+//! forbidden design 6).
+
+use super::authorization::{Authorization, ToolAuthorization};
+use crate::verbs::{
+    ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
+    ScopedEventList, Sentence, StatusView, ToolId, ToolList, UserInput, VerificationView,
+};
+
+/// A lifecycle backend: what a runtime author implements to serve the DI-API.
+///
+/// Methods may block (file IO, probes): the server shell calls them off its async worker
+/// threads. Implementations must be `Send + Sync`; they are shared by every connection.
+pub trait Lifecycle: Send + Sync {
+    /// Whether an adapter knows `tool` (spec §6 step 6; `UNKNOWN_TOOL` otherwise).
+    fn knows_tool(&self, tool: &ToolId) -> bool;
+    /// `list_tools`: every tool this runtime has an adapter for.
+    fn list_tools(&self, auth: &Authorization) -> Result<ToolList, LifecycleError>;
+    /// `plan`: a dry run that mutates nothing.
+    fn plan(&self, auth: &ToolAuthorization, args: &PlanArgs) -> Result<PlanView, LifecycleError>;
+    /// `apply`: execute a plan this token authored.
+    fn apply(&self, auth: &ToolAuthorization, plan: &PlanId) -> Result<ApplyView, LifecycleError>;
+    /// `status`: the protection state, derived from evidence now.
+    fn status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError>;
+    /// `verify`: gather fresh evidence.
+    fn verify(&self, auth: &ToolAuthorization) -> Result<VerificationView, LifecycleError>;
+    /// `repair`: restore drifted keys we own.
+    fn repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError>;
+    /// `remove`: preview a removal plan (`None`) or execute one.
+    fn remove(
+        &self,
+        auth: &ToolAuthorization,
+        plan: Option<&PlanId>,
+    ) -> Result<RemovalView, LifecycleError>;
+    /// `scoped_events` (v2+): already-redacted verdict records.
+    fn scoped_events(
+        &self,
+        auth: &ToolAuthorization,
+        limit: u32,
+        since_unix_secs: u64,
+    ) -> Result<ScopedEventList, LifecycleError>;
+    /// `approval_relay` (v2+): relay the user's input for adjudication; never a decision.
+    fn approval_relay(
+        &self,
+        auth: &ToolAuthorization,
+        approval: &ApprovalId,
+        input: UserInput,
+    ) -> Result<ApprovalRelayAck, LifecycleError>;
+}
+
+/// What a backend call may fail with; the session maps it to `Denied` (spec §6).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LifecycleError {
+    /// No adapter knows the tool (`UNKNOWN_TOOL`).
+    #[error("no adapter knows this tool")]
+    UnknownTool,
+    /// The call was refused or failed (`LIFECYCLE_ERROR`): unknown or expired plan, a
+    /// refusal, a failure.
+    #[error("{message}")]
+    Lifecycle {
+        /// A short coarse sentence.
+        message: Sentence,
+        /// What to do; never empty.
+        remediation: Sentence,
+    },
+}
+
+impl LifecycleError {
+    /// A `LIFECYCLE_ERROR` with a message and a remediation.
+    pub fn refused(message: Sentence, remediation: Sentence) -> LifecycleError {
+        LifecycleError::Lifecycle {
+            message,
+            remediation,
+        }
+    }
+}
