@@ -92,9 +92,11 @@ struct Task {
 impl Task {
     async fn drive(mut self, mut stop: watch::Receiver<bool>) {
         let limits = self.shared.limits;
-        let mut buf = vec![0u8; READ_CHUNK];
-        // Bytes read but not yet decoded (decoding pauses while the queue is full).
-        let (mut start, mut end) = (0usize, 0usize);
+        // Read into spare capacity: nothing to zero per connection.
+        let mut buf = Vec::with_capacity(READ_CHUNK);
+        // `buf[start..]` is read but not yet decoded (decoding pauses while the queue is
+        // full).
+        let mut start = 0usize;
         // spec[S5-R8-HANDSHAKE-TIMEOUT] §5 rule 8: the handshake deadline counts from
         // accept, not from the last byte, so a peer dribbling a partial `Hello` cannot hold
         // the connection open.
@@ -106,10 +108,13 @@ impl Task {
         let mut stopping = false;
         loop {
             // Decode what is buffered while there is room in flight.
-            while start < end && self.reading && self.queue.len() < limits.max_in_flight.max(1) {
-                let mut input = &buf[start..end];
+            while start < buf.len()
+                && self.reading
+                && self.queue.len() < limits.max_in_flight.max(1)
+            {
+                let mut input = &buf[start..];
                 let decoded = self.decoder.decode(&mut input);
-                start = end - input.len();
+                start = buf.len() - input.len();
                 let now = unix_now();
                 let step = match decoded {
                     Ok(Some(frame)) => {
@@ -130,8 +135,9 @@ impl Task {
                 };
                 self.act(step, now);
             }
-            if start == end {
-                (start, end) = (0, 0);
+            if start == buf.len() {
+                buf.clear();
+                start = 0;
             }
             self.promote_ready();
             if !self.out.is_empty() && !self.flush(limits.write_timeout).await {
@@ -142,7 +148,7 @@ impl Task {
             }
             let negotiated = self.conn.version().is_some();
             let may_read =
-                self.reading && start == end && self.queue.len() < limits.max_in_flight.max(1);
+                self.reading && buf.is_empty() && self.queue.len() < limits.max_in_flight.max(1);
             // The handshake deadline, or the idle one while nothing is in flight (a client
             // waiting for its answers is not idle).
             let timed = self.reading && (!negotiated || self.queue.is_empty());
@@ -151,12 +157,9 @@ impl Task {
                 _ => None,
             };
             tokio::select! {
-                read = self.stream.read(&mut buf), if may_read => match read {
+                read = self.stream.read_buf(&mut buf), if may_read => match read {
                     Ok(0) | Err(_) => self.reading = false,
-                    Ok(n) => {
-                        (start, end) = (0, n);
-                        last_activity = Instant::now();
-                    }
+                    Ok(_) => last_activity = Instant::now(),
                 },
                 outcome = next_answer(head) => {
                     self.answer_head(outcome);
