@@ -11,7 +11,7 @@
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
-use super::plans::{InstallPlan, PlanBody};
+use super::plans::InstallPlan;
 use super::receipt::{self, fingerprint, OwnedKey, Receipt};
 use super::runtime::ReferenceRuntime;
 use super::target::{self, Current};
@@ -20,8 +20,8 @@ use crate::edit::{Reversal, SettingsDoc};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    ApplyMutation, ApplyOutcomeView, ApplyView, Level, PlanId, ReceiptId, Sha256Hex, StepId,
-    StepOutcome, StepOutcomeView, APPLY_OUTCOME_SINCE,
+    ApplyMutation, ApplyOutcomeView, ApplyView, CapabilityName, Level, PlanId, ReceiptId,
+    Sha256Hex, StepId, StepOutcome, StepOutcomeView, APPLY_OUTCOME_SINCE,
 };
 use devint_fs::durable;
 
@@ -33,11 +33,8 @@ impl ReferenceRuntime {
     ) -> Result<ApplyView, LifecycleError> {
         let plan = self
             .plans
-            .take(plan_id, auth.tool(), auth.token_id(), auth.now(), false)
+            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now())
             .map_err(|r| refuse(r.to_string(), "plan again, then apply the new plan id"))?;
-        let PlanBody::Install(plan) = plan.body else {
-            return Err(refuse("not an install plan", "apply takes an install plan"));
-        };
         if let Some(why) = &plan.blocked {
             return Err(refuse(
                 format!("apply refused: {why}"),
@@ -110,8 +107,7 @@ impl ReferenceRuntime {
             if let Some(r) = existing.as_ref().filter(|r| covers(r, &prepared.keys)) {
                 return Ok(ApplyView {
                     plan_id: plan_id.clone(),
-                    receipt_id: ReceiptId::parse(&r.receipt_id)
-                        .unwrap_or_else(|_| ReceiptId::random()),
+                    receipt_id: r.receipt_id.clone(),
                     applied_at_unix_secs: auth.now(),
                     steps: step_view(StepOutcome::Skipped),
                     planned_level: plan.planned_level,
@@ -135,13 +131,13 @@ impl ReferenceRuntime {
         let keys = merge_keys(existing.as_ref().map(|r| r.keys.as_slice()), &prepared.keys);
         let receipt_id = ReceiptId::random();
         let new_receipt = Receipt {
-            receipt_id: receipt_id.as_str().to_owned(),
-            tool: tool.to_owned(),
-            scope: plan.scope.token().to_owned(),
+            receipt_id: receipt_id.clone(),
+            tool: auth.tool().clone(),
+            scope: plan.scope,
             target: plan.target.clone(),
             format: plan.format,
             profile: plan.profile.clone(),
-            planned_level: plan.planned_level.token().to_owned(),
+            planned_level: plan.planned_level,
             installed_at: existing.as_ref().map_or(auth.now(), |r| r.installed_at),
             updated_at: auth.now(),
             fingerprint: fingerprint(&keys, |p| doc.get(p)),
@@ -152,8 +148,8 @@ impl ReferenceRuntime {
         let journal_path = self.layout.journal(tool, &scope);
         let record = Journal {
             version: JOURNAL_VERSION,
-            operation: "apply".into(),
-            tool: tool.to_owned(),
+            operation: Op::Apply,
+            tool: auth.tool().clone(),
             scope: scope.clone(),
             target: plan.target.clone(),
             pre_digest: current.digest(),
@@ -241,9 +237,7 @@ impl ReferenceRuntime {
         Ok(ApplyView {
             plan_id: plan_id.clone(),
             // The receipt still in force, or a fresh id naming no receipt when none is.
-            receipt_id: existing
-                .and_then(|r| ReceiptId::parse(&r.receipt_id).ok())
-                .unwrap_or_else(ReceiptId::random),
+            receipt_id: existing.map_or_else(ReceiptId::random, |r| r.receipt_id.clone()),
             applied_at_unix_secs: auth.now(),
             steps,
             planned_level: plan.planned_level,
@@ -277,13 +271,13 @@ fn merge_keys(earlier: Option<&[OwnedKey]>, later: &[OwnedKey]) -> Vec<OwnedKey>
     keys
 }
 
-/// The step ids (one per capability, render order) with their capability tokens.
-pub(super) fn step_ids(keys: &[OwnedKey]) -> Vec<(StepId, String)> {
-    let mut out: Vec<(StepId, String)> = Vec::new();
+/// The step ids (one per capability, render order) with their capabilities.
+pub(super) fn step_ids(keys: &[OwnedKey]) -> Vec<(StepId, CapabilityName)> {
+    let mut out: Vec<(StepId, CapabilityName)> = Vec::new();
     for k in keys {
-        if !out.iter().any(|(_, c)| c == &k.capability) {
-            if let Ok(id) = StepId::parse(&k.capability) {
-                out.push((id, k.capability.clone()));
+        if !out.iter().any(|(_, c)| *c == k.capability) {
+            if let Ok(id) = StepId::parse(k.capability.token()) {
+                out.push((id, k.capability));
             }
         }
     }

@@ -14,8 +14,8 @@ use super::evidence::{is_fresh, EvidenceRecord};
 use super::inspect::ScopeState;
 use super::receipt::Receipt;
 use devint::verbs::{
-    AbsentReason, Evidence, EvidenceView, ExercisedOutcome, HostAttestedOutcome, Level, ManagedRef,
-    MechanismName, ReadBackOutcome, StatusState,
+    AbsentReason, CapabilityName, Evidence, EvidenceView, ExercisedOutcome, HostAttestedOutcome,
+    Level, ManagedRef, MechanismName, ReadBackOutcome, StatusState,
 };
 
 /// What one scope contributes to the status.
@@ -93,14 +93,14 @@ pub fn judge(
     let fresh = counting(receipt, record, now, window);
     let mut evidence = Vec::new();
     // Read-back evidence per capability, only when it counts.
-    let mut caps: Vec<&str> = Vec::new();
+    let mut caps: Vec<CapabilityName> = Vec::new();
     for k in &receipt.keys {
-        if !caps.contains(&k.capability.as_str()) {
-            caps.push(&k.capability);
+        if !caps.contains(&k.capability) {
+            caps.push(k.capability);
         }
     }
     for cap in &caps {
-        let mechanism = super::convert::mechanism(cap);
+        let mechanism = super::convert::mechanism(*cap);
         match record.filter(|r| r.receipt_id == receipt.receipt_id) {
             Some(r) if is_fresh(r.read_back_at, now, window) => {
                 let matched = r
@@ -189,8 +189,7 @@ pub fn judge(
     };
     match fresh.and_then(|r| r.exercised.as_ref()) {
         Some(x) if is_fresh(x.observed_at, now, window) => {
-            let outcome =
-                ExercisedOutcome::parse(&x.outcome).unwrap_or(ExercisedOutcome::Inconclusive);
+            let outcome = x.outcome;
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("gateway_probe").expect("valid"),
                 evidence: Evidence::Exercised(outcome),
@@ -214,8 +213,7 @@ pub fn judge(
     }
     match fresh.and_then(|r| r.host.as_ref()) {
         Some(h) if is_fresh(h.observed_at, now, window) => {
-            let outcome =
-                HostAttestedOutcome::parse(&h.outcome).unwrap_or(HostAttestedOutcome::Unhealthy);
+            let outcome = h.outcome;
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("host_enforcement").expect("valid"),
                 evidence: Evidence::HostAttested(outcome),

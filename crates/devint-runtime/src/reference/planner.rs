@@ -6,7 +6,7 @@
 //! given at plan time and each with its own consent prompt, the planned level within the
 //! profile's cap). It must never write a file and never put a settings value in the view.
 
-use super::convert::{self, artifact, key_name};
+use super::convert::{artifact, key_name};
 use super::plans::{InstallPlan, PlanBody, StoredPlan};
 use super::profile::{self, LoadedProfile};
 use super::receipt::{OwnedKey, ProfileRecord};
@@ -18,8 +18,8 @@ use crate::edit::EditError;
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement, Sha256Hex, StepId,
-    StepView, UnsupportedMechanismView,
+    ActionKind, CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement,
+    Sha256Hex, StepId, StepView, UnsupportedMechanismView,
 };
 
 /// The plan view's schema version (spec §5 lifecycle schema).
@@ -178,10 +178,10 @@ impl ReferenceRuntime {
                 pre_digest: current.digest(),
                 post_digest,
                 profile: ProfileRecord {
-                    profile: args.profile.token().to_owned(),
-                    policy_id: loaded.id.as_str().to_owned(),
+                    profile: args.profile,
+                    policy_id: loaded.id.clone(),
                     display_name: loaded.reference().display_name.as_str().to_owned(),
-                    digest: loaded.digest.as_str().to_owned(),
+                    digest: loaded.digest.clone(),
                 },
                 planned_level,
                 blocked,
@@ -215,11 +215,11 @@ impl ReferenceRuntime {
         post_digest: Option<&str>,
         args: &PlanArgs,
     ) -> Result<Vec<StepView>, LifecycleError> {
-        let mut groups: Vec<(String, String, Vec<&OwnedKey>)> = Vec::new();
+        let mut groups: Vec<(CapabilityName, ActionKind, Vec<&OwnedKey>)> = Vec::new();
         for key in keys {
             match groups.iter_mut().find(|g| g.0 == key.capability) {
                 Some(g) => g.2.push(key),
-                None => groups.push((key.capability.clone(), key.action_kind.clone(), vec![key])),
+                None => groups.push((key.capability, key.action_kind, vec![key])),
             }
         }
         let shown = artifact(&rendered.file, &self.config.home);
@@ -235,7 +235,7 @@ impl ReferenceRuntime {
         let mut seen = Vec::new();
         let mut steps = Vec::new();
         for (capability, action, group) in groups {
-            let id = StepId::parse(&capability)
+            let id = StepId::parse(capability.token())
                 .map_err(|e| refuse(e.to_string(), "report this adapter capability as a bug"))?;
             // Validation: step ids are unique within a plan.
             if seen.contains(&id) {
@@ -259,8 +259,8 @@ impl ReferenceRuntime {
             steps.push(StepView {
                 id,
                 summary: say(format!("Set {listed} in {file} ({capability})")),
-                action_kind: convert::action_kind(&action),
-                requirement: if capability == CapabilityName::ModelGatewayBaseUrl.token() {
+                action_kind: action,
+                requirement: if capability == CapabilityName::ModelGatewayBaseUrl {
                     Requirement::Required
                 } else {
                     Requirement::Optional

@@ -14,9 +14,9 @@ use crate::adapters::{self, ToolDescriptor};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    Compatibility, Evidence, EvidenceView, Level, MechanismName, NextLevelView, Phase,
-    PolicyProfileId, PolicyState, PolicyView, ReadBackOutcome, StatusState, StatusView,
-    VerificationOutcome, VerificationView,
+    Compatibility, Evidence, EvidenceView, Level, MechanismName, NextLevelView, Phase, PolicyState,
+    PolicyView, Profile, ReadBackOutcome, StatusState, StatusView, VerificationOutcome,
+    VerificationView,
 };
 
 impl ReferenceRuntime {
@@ -96,11 +96,11 @@ impl ReferenceRuntime {
             Some((s, r, m)) => (s, Some(r), Some(m)),
             None => (StatusState::Ladder, note, None),
         };
-        let pending_removal = self.plans.pending(auth.tool(), now, true);
+        let pending_removal = self.plans.pending_removal(auth.tool(), now);
         let phase = if pending_removal && !scopes.is_empty() {
             Phase::RemovalPending
         } else if scopes.is_empty() {
-            if self.plans.pending(auth.tool(), now, false) {
+            if self.plans.pending_install(auth.tool(), now) {
                 Phase::Planned
             } else if detected.present {
                 Phase::DetectedNotIntegrated
@@ -115,7 +115,7 @@ impl ReferenceRuntime {
         let planned_level = scopes
             .iter()
             .filter_map(|s| match s {
-                ScopeState::Installed { receipt, .. } => Level::parse(&receipt.planned_level).ok(),
+                ScopeState::Installed { receipt, .. } => Some(receipt.planned_level),
                 ScopeState::Corrupt { .. } => None,
             })
             .max();
@@ -168,16 +168,12 @@ impl ReferenceRuntime {
         };
         let p = &receipt.profile;
         let source = Some(say(format!("policy profile {}", p.policy_id)));
-        let loaded = PolicyProfileId::parse(&p.policy_id)
-            .map_err(|e| e.to_string())
-            .and_then(|id| {
-                profile::load(
-                    &self.layout.profiles(),
-                    &id,
-                    self.config.gateway_base_url.as_deref(),
-                )
-                .map_err(|e| e.to_string())
-            });
+        let loaded = profile::load(
+            &self.layout.profiles(),
+            &p.policy_id,
+            self.config.gateway_base_url.as_deref(),
+        )
+        .map_err(|e| e.to_string());
         let source = match &loaded {
             Ok(l) => Some(say(format!(
                 "policy profile {} ({})",
@@ -187,11 +183,11 @@ impl ReferenceRuntime {
         };
         let (state, detail) = match loaded {
             Err(e) => (PolicyState::LoadFailed, e),
-            Ok(l) if l.digest.as_str() != p.digest => (
+            Ok(l) if l.digest != p.digest => (
                 PolicyState::Unknown,
                 "the policy profile changed since it was installed; plan and apply again to put it in force".into(),
             ),
-            Ok(_) if p.profile == "observe_only" => (
+            Ok(_) if p.profile == Profile::ObserveOnly => (
                 PolicyState::Permissive,
                 "the observe_only profile routes traffic for observation and enforces nothing in the tool".into(),
             ),
@@ -240,14 +236,14 @@ impl ReferenceRuntime {
                 match caps.iter_mut().find(|c| c.capability == k.key.capability) {
                     Some(c) => c.matched &= k.holds,
                     None => caps.push(CapabilityReadBack {
-                        capability: k.key.capability.clone(),
+                        capability: k.key.capability,
                         matched: k.holds,
                     }),
                 }
             }
             for c in &caps {
                 total += 1;
-                let mechanism = super::convert::mechanism(&c.capability);
+                let mechanism = super::convert::mechanism(c.capability);
                 if c.matched {
                     matched += 1;
                 } else if !missing.contains(&mechanism) {
@@ -267,7 +263,7 @@ impl ReferenceRuntime {
             let all = rb.all_hold() && rb.fingerprint == receipt.fingerprint;
             let exercised = match (&self.config.probe, all) {
                 (Some(probe), true) => probe.exercise(auth.tool(), *scope, now).map(|o| Exercise {
-                    outcome: o.outcome.token().to_owned(),
+                    outcome: o.outcome,
                     observed_at: o.observed_at_unix_secs,
                     by_gateway: o.observed_by_gateway,
                 }),
@@ -278,7 +274,7 @@ impl ReferenceRuntime {
                     probe
                         .host_attestation(auth.tool(), now)
                         .map(|h| Attestation {
-                            outcome: h.outcome.token().to_owned(),
+                            outcome: h.outcome,
                             observed_at: h.observed_at_unix_secs,
                         })
                 }
