@@ -267,38 +267,45 @@ impl ReferenceRuntime {
                 reversible: false,
             });
         }
-        let mut residual = Vec::new();
-        let mut warnings = Vec::new();
-        for k in &restoration.keys {
-            match k.outcome {
-                KeyOutcome::WithheldResidual => {
-                    residual.extend(key_ref(&k.path));
-                    warnings.push(format!(
-                        "{} held a credential-shaped value before install that was never stored; set it again yourself",
-                        k.path
-                    ));
-                }
-                KeyOutcome::KeptUserChange => {
-                    residual.extend(key_ref(&k.path));
-                    warnings.push(format!(
-                        "{} was changed by you since install; your value is kept",
-                        k.path
-                    ));
-                }
-                KeyOutcome::FileMissing => {
-                    warnings.push(format!("{file} no longer exists; nothing is recreated"))
-                }
-                KeyOutcome::Restored | KeyOutcome::Deleted => {}
-            }
-        }
-        if restoration.file == FileAction::Delete {
-            warnings.push(format!("{file} will be deleted: it was created for the integration and nothing of yours is in it"));
-        }
-        warnings.dedup();
+        let (residual, warnings) = residuals(restoration, &file);
         ScopeRemoval {
             steps,
             residual,
             warnings,
         }
     }
+}
+
+/// The keys removal cannot give back as they were (withheld priors, values the user changed)
+/// and the warnings that say so.
+fn residuals(restoration: &Restoration, file: &str) -> (Vec<ManagedRef>, Vec<String>) {
+    let mut residual = Vec::new();
+    let mut warnings = Vec::new();
+    for k in &restoration.keys {
+        match k.outcome {
+            KeyOutcome::WithheldResidual => {
+                residual.extend(key_ref(&k.path));
+                warnings.push(format!(
+                    "{} held a credential-shaped value before install that was never stored; set it again yourself",
+                    k.path
+                ));
+            }
+            KeyOutcome::KeptUserChange => {
+                residual.extend(key_ref(&k.path));
+                warnings.push(format!(
+                    "{} was changed by you since install; your value is kept",
+                    k.path
+                ));
+            }
+            KeyOutcome::FileMissing => {
+                warnings.push(format!("{file} no longer exists; nothing is recreated"))
+            }
+            KeyOutcome::Restored | KeyOutcome::Deleted => {}
+        }
+    }
+    if restoration.file == FileAction::Delete {
+        warnings.push(format!("{file} will be deleted: it was created for the integration and nothing of yours is in it"));
+    }
+    warnings.dedup();
+    (residual, warnings)
 }
