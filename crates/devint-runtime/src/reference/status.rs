@@ -34,7 +34,8 @@ impl ReferenceRuntime {
     ) -> StatusView {
         let now = auth.now();
         let tool = auth.tool().as_str();
-        let detected = adapters::detect(descriptor, &self.config.path_env, &self.config.home);
+        let detected = self.detector.detect(descriptor);
+        let absence = detected.absence.as_deref().map(str::to_owned);
         let listing = adapters::listing(descriptor, detected.clone());
         let probe = self.config.probe.is_some();
         let verdicts: Vec<ScopeVerdict> = scopes
@@ -70,8 +71,8 @@ impl ReferenceRuntime {
             overriding = Some((
                 StatusState::Degraded,
                 format!(
-                    "{} was not found on this host, so the installed settings take no effect",
-                    descriptor.display_name
+                    "the installed settings take no effect: {}",
+                    absence.as_deref().unwrap_or_default()
                 ),
                 "reinstall the tool, or remove the integration".into(),
             ));
@@ -94,7 +95,8 @@ impl ReferenceRuntime {
         let note = verdicts.iter().find_map(|v| v.note.clone());
         let (state, reason, remediation) = match overriding {
             Some((s, r, m)) => (s, Some(r), Some(m)),
-            None => (StatusState::Ladder, note, None),
+            // Not found: say where detection looked (spec'd text field, no new wire field).
+            None => (StatusState::Ladder, note.or(absence), None),
         };
         let pending_removal = self.plans.pending(auth.tool(), now, true);
         let phase = if pending_removal && !scopes.is_empty() {
