@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use devint::provenance::Standing;
 use devint::wire::pb;
-use devint_net::client::{AuthorizedClient, ClientOptions, DevIntClient};
-use serde_json::{json, Value};
+use devint_net::client::{AuthorizedClient, ClientOptions, DevIntClient, RuntimeReport};
+use serde_json::Value;
 
 use crate::exit::CliError;
 use crate::output::Out;
@@ -73,8 +73,8 @@ pub async fn open(ctx: &Ctx, command: &str, privileged: bool) -> Result<RuntimeS
              --allow-unverified-runtime was given",
             standing::explain(&standing)
         )),
-        Decision::Refuse(exit) => {
-            return Err(standing::refusal(&standing, exit, command).with_runtime(&info));
+        Decision::Refuse(refused) => {
+            return Err(standing::refusal(&standing, refused.exit(), command).with_runtime(&info));
         }
     }
     let token = devint_net::token_file::read_token_file(&ctx.token_file)
@@ -85,34 +85,14 @@ pub async fn open(ctx: &Ctx, command: &str, privileged: bool) -> Result<RuntimeS
     })
 }
 
-/// The `runtime` object of the JSON envelope.
+/// The `runtime` object of the JSON envelope (the client library's [`RuntimeReport`],
+/// shared with `devint sidecar`).
 pub fn runtime_info(
     socket: &Path,
     ack: &pb::HelloAck,
     standing: &Standing,
     overridden: bool,
 ) -> Value {
-    let provenance = ack.provenance.as_ref().map(|p| {
-        json!({
-            "core_version": p.core_version,
-            "build_sha": p.build_sha,
-            "build_id_source": if p.build_id_source.is_empty() { "absent" } else { p.build_id_source.as_str() },
-            "pid": p.pid,
-            "executable_path": p.executable_path,
-            "executable_present": p.executable_present,
-            "source_path": p.source_path,
-            "started_at_unix_secs": p.started_at_unix_secs,
-        })
-    });
-    let reason = standing::explain(standing);
-    json!({
-        "socket": socket.display().to_string(),
-        "di_api_version": ack.di_api_version,
-        "core_version": ack.core_version,
-        "degraded": !ack.unavailable_verbs.is_empty(),
-        "provenance": provenance,
-        "standing": standing.token(),
-        "standing_reason": if reason.is_empty() { None } else { Some(reason) },
-        "standing_overridden": overridden,
-    })
+    serde_json::to_value(RuntimeReport::new(socket, ack, standing, overridden))
+        .unwrap_or(Value::Null)
 }

@@ -6,54 +6,10 @@
 use std::fmt;
 
 use devint::session::ClientError;
-use devint::wire::pb::DenyCode;
 use devint_net::client::ClientIoError;
 
-/// The CLI exit codes (spec §9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-// spec[S9-EXIT-CODES] §9: exactly these codes, 0–11.
-pub enum Exit {
-    /// 0: success.
-    Ok = 0,
-    /// 1: internal error.
-    Internal = 1,
-    /// 2: usage error.
-    Usage = 2,
-    /// 3: unsupported.
-    Unsupported = 3,
-    /// 4: incompatible.
-    Incompatible = 4,
-    /// 5: drifted.
-    Drifted = 5,
-    /// 6: verification failed.
-    VerificationFailed = 6,
-    /// 7: runtime not running.
-    NotRunning = 7,
-    /// 8: denied.
-    Denied = 8,
-    /// 9: aborted by the user.
-    Aborted = 9,
-    /// 10: runtime refuted (different build, deleted executable, more than one runtime).
-    Refuted = 10,
-    /// 11: runtime unverifiable (privileged command refused).
-    Unverifiable = 11,
-}
-
-impl Exit {
-    /// The numeric code.
-    pub fn code(self) -> u8 {
-        self as u8
-    }
-
-    /// The code for a standing refusal's number (10 or 11).
-    pub fn from_standing_code(code: u8) -> Exit {
-        if code == devint::provenance::EXIT_UNVERIFIABLE {
-            Exit::Unverifiable
-        } else {
-            Exit::Refuted
-        }
-    }
-}
+/// The CLI exit codes (spec §9): the core's one table, shared with the sidecar.
+pub use devint::exit::{deny_token, Exit};
 
 /// A command failed: what to tell the person, what to do, and the exit code.
 #[derive(Debug)]
@@ -117,24 +73,14 @@ impl CliError {
 /// The command that starts a runtime, printed with every "not running" error.
 pub const START_COMMAND: &str = "devint serve";
 
-/// The exit code for a `Denied.code` (spec §6 → §9).
-pub fn exit_for_denial(code: DenyCode) -> Exit {
-    match code {
-        DenyCode::Unauthenticated | DenyCode::TokenExpired | DenyCode::OutOfScope => Exit::Denied,
-        DenyCode::UnavailableAtVersion => Exit::Incompatible,
-        DenyCode::UnknownTool => Exit::Unsupported,
-        DenyCode::LifecycleError => Exit::Internal,
-        DenyCode::UnknownVerb | DenyCode::ProtocolViolation | DenyCode::Unspecified => {
-            Exit::Internal
-        }
-    }
-}
-
 impl From<ClientIoError> for CliError {
+    /// The exit code is the one mapping of `ClientIoError::exit`; this adds the command's
+    /// wording and remediation.
     fn from(e: ClientIoError) -> CliError {
+        let exit = e.exit();
         match e {
             ClientIoError::NotRunning(path) => CliError::new(
-                Exit::NotRunning,
+                exit,
                 format!("no devint runtime is running at {}", path.display()),
             )
             .fix(format!(
@@ -146,7 +92,7 @@ impl From<ClientIoError> for CliError {
                 remediation,
                 ..
             }) => CliError::new(
-                exit_for_denial(code),
+                exit,
                 format!(
                     "the runtime denied the request ({}): {message}",
                     deny_token(code)
@@ -157,37 +103,18 @@ impl From<ClientIoError> for CliError {
                 reason,
                 remediation,
                 ..
-            }) => CliError::new(
-                Exit::Incompatible,
-                format!("the runtime is incompatible: {reason}"),
-            )
-            .fix(remediation),
+            }) => CliError::new(exit, format!("the runtime is incompatible: {reason}"))
+                .fix(remediation),
             ClientIoError::Session(e @ ClientError::UnavailableLocally { .. }) => {
-                CliError::new(Exit::Incompatible, e.to_string())
+                CliError::new(exit, e.to_string())
                     .fix("upgrade the runtime (`devint serve` from this build)")
             }
-            ClientIoError::TokenFile(e) => CliError::new(Exit::Denied, e.to_string()).fix(
+            ClientIoError::TokenFile(e) => CliError::new(exit, e.to_string()).fix(
                 "enrol this client first: `devint enrol --client cli --all-tools --verbs full` \
                  (or point AA_DEVINT_TOKEN_FILE at your token file)",
             ),
-            ClientIoError::Discovery(e) => CliError::usage(e.to_string()),
-            other => CliError::internal(other.to_string()),
+            other => CliError::new(exit, other.to_string()),
         }
-    }
-}
-
-/// The snake_case name of a denial code, for messages and JSON.
-pub fn deny_token(code: DenyCode) -> &'static str {
-    match code {
-        DenyCode::Unspecified => "unspecified",
-        DenyCode::Unauthenticated => "unauthenticated",
-        DenyCode::TokenExpired => "token_expired",
-        DenyCode::OutOfScope => "out_of_scope",
-        DenyCode::UnknownVerb => "unknown_verb",
-        DenyCode::ProtocolViolation => "protocol_violation",
-        DenyCode::UnavailableAtVersion => "unavailable_at_version",
-        DenyCode::LifecycleError => "lifecycle_error",
-        DenyCode::UnknownTool => "unknown_tool",
     }
 }
 
@@ -196,46 +123,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn token_denials_exit_8_and_incompatibility_exits_4() {
-        for code in [
-            DenyCode::Unauthenticated,
-            DenyCode::TokenExpired,
-            DenyCode::OutOfScope,
-        ] {
-            assert_eq!(exit_for_denial(code), Exit::Denied);
-        }
-        assert_eq!(
-            exit_for_denial(DenyCode::UnavailableAtVersion),
-            Exit::Incompatible
-        );
-        assert_eq!(exit_for_denial(DenyCode::UnknownTool), Exit::Unsupported);
-    }
-
-    #[test]
     fn a_missing_runtime_exits_7_and_names_the_start_command() {
         let e = CliError::from(ClientIoError::NotRunning("/x/devint.sock".into()));
         assert_eq!(e.exit, Exit::NotRunning);
         assert!(e.to_string().contains(START_COMMAND));
-    }
-
-    #[test]
-    fn exit_codes_are_exactly_spec_section_9() {
-        let all = [
-            (Exit::Ok, 0),
-            (Exit::Internal, 1),
-            (Exit::Usage, 2),
-            (Exit::Unsupported, 3),
-            (Exit::Incompatible, 4),
-            (Exit::Drifted, 5),
-            (Exit::VerificationFailed, 6),
-            (Exit::NotRunning, 7),
-            (Exit::Denied, 8),
-            (Exit::Aborted, 9),
-            (Exit::Refuted, 10),
-            (Exit::Unverifiable, 11),
-        ];
-        for (exit, code) in all {
-            assert_eq!(exit.code(), code);
-        }
     }
 }
