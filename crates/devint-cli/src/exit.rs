@@ -1,7 +1,10 @@
 //! The exit codes of spec §9 and the one error type every command returns.
 //!
-//! This module owns the mapping from what went wrong to the process's exit code. It must
-//! never invent a code outside spec §9, and never let a failure exit 0.
+//! This module owns the mapping from what went wrong to the process's exit code. Outcomes
+//! are spec §9's codes and nothing else; the only other statuses are the shell's own for a
+//! command a signal cut short (128 + the signal: 130 Ctrl-C, 141 a closed stdout, 143
+//! SIGTERM), which say "the command did not finish" rather than how it ended. It must never
+//! let a failure exit 0.
 
 use std::fmt;
 
@@ -37,6 +40,13 @@ pub enum Exit {
     Refuted = 10,
     /// 11: runtime unverifiable (privileged command refused).
     Unverifiable = 11,
+    /// 130 (128 + SIGINT): interrupted by Ctrl-C before it finished.
+    Interrupted = 130,
+    /// 141 (128 + SIGPIPE): stdout was closed by its reader (`devint tools | head -1`); the
+    /// command stopped quietly, as a C tool killed by SIGPIPE would.
+    ClosedPipe = 141,
+    /// 143 (128 + SIGTERM): terminated before it finished.
+    Terminated = 143,
 }
 
 impl Exit {
@@ -66,6 +76,8 @@ pub struct CliError {
     pub remediation: Option<String>,
     /// The `runtime` object of the JSON envelope, when a runtime answered.
     pub runtime: Option<serde_json::Value>,
+    /// What the runtime denied (`error.denial` in JSON: code, verb, tool, token id).
+    pub denial: Option<serde_json::Value>,
 }
 
 impl fmt::Display for CliError {
@@ -88,6 +100,7 @@ impl CliError {
             message: message.into(),
             remediation: None,
             runtime: None,
+            denial: None,
         }
     }
 
@@ -111,6 +124,17 @@ impl CliError {
     /// A usage error (exit 2).
     pub fn usage(message: impl Into<String>) -> CliError {
         CliError::new(Exit::Usage, message)
+    }
+
+    /// Say what did not happen before what went wrong (`plan X was not applied: …`).
+    pub fn context(mut self, what: &str) -> CliError {
+        self.message = format!("{what}: {}", self.message);
+        self
+    }
+
+    /// Stdout was closed by its reader: stop quietly (exit 141, nothing printed).
+    pub fn closed_pipe() -> CliError {
+        CliError::new(Exit::ClosedPipe, "standard output was closed")
     }
 }
 
@@ -147,10 +171,7 @@ impl From<ClientIoError> for CliError {
                 ..
             }) => CliError::new(
                 exit_for_denial(code),
-                format!(
-                    "the runtime denied the request ({}): {message}",
-                    deny_token(code)
-                ),
+                format!("the runtime refused the request: {message}"),
             )
             .fix(remediation),
             ClientIoError::Session(ClientError::Incompatible {
@@ -219,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn exit_codes_are_exactly_spec_section_9() {
+    fn exit_codes_are_spec_section_9_and_the_shells_signal_statuses() {
         let all = [
             (Exit::Ok, 0),
             (Exit::Internal, 1),
@@ -233,6 +254,9 @@ mod tests {
             (Exit::Aborted, 9),
             (Exit::Refuted, 10),
             (Exit::Unverifiable, 11),
+            (Exit::Interrupted, 130),
+            (Exit::ClosedPipe, 141),
+            (Exit::Terminated, 143),
         ];
         for (exit, code) in all {
             assert_eq!(exit.code(), code);
