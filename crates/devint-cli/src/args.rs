@@ -321,10 +321,14 @@ mod tests {
     fn vocabularies_accept_dashes_for_underscores() {
         let cmd = clap::Command::new("t");
         assert_eq!(
-            profile().parse_ref(&cmd, None, OsStr::new("observe-only")).unwrap(),
+            profile()
+                .parse_ref(&cmd, None, OsStr::new("observe-only"))
+                .unwrap(),
             Profile::ObserveOnly
         );
-        let err = scope().parse_ref(&cmd, None, OsStr::new("usr")).unwrap_err();
+        let err = scope()
+            .parse_ref(&cmd, None, OsStr::new("usr"))
+            .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidValue);
         assert!(err.to_string().contains("user"), "{err}");
     }

@@ -50,18 +50,42 @@ Every command: `devint help COMMAND`; the manual: `man devint` (`devint manpages
     after_help = EXAMPLES, propagate_version = true)]
 pub struct Cli {
     /// The runtime's socket (default: AA_DEVINT_SOCKET, else ~/.aa/run/devint.sock).
-    #[arg(long, global = true, help_heading = "Global options", value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "PATH"
+    )]
     pub socket: Option<PathBuf>,
     /// The runtime's state directory (default: AA_DEVINT_STATE_DIR, else ~/.aa). Read by
     /// serve, enrol, enroll, tokens, whoami and profile.
-    #[arg(long, global = true, help_heading = "Global options", value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "DIR"
+    )]
     pub state_dir: Option<PathBuf>,
     /// Output format: text for people, or one JSON document (schema devint.cli.v1).
-    #[arg(long, global = true, help_heading = "Global options", value_enum, default_value = "human", value_name = "FORMAT")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_enum,
+        default_value = "human",
+        value_name = "FORMAT"
+    )]
     pub output: OutputMode,
     /// When to colour: auto (a terminal, unless NO_COLOR; CLICOLOR_FORCE forces), always,
     /// never.
-    #[arg(long, global = true, help_heading = "Global options", value_enum, default_value = "auto", value_name = "WHEN")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
     pub color: ColorChoice,
     /// More log detail on stderr (-v info, -vv debug, -vvv trace; RUST_LOG overrides).
     #[arg(short, long, global = true, help_heading = "Global options", action = clap::ArgAction::Count, conflicts_with = "quiet")]
@@ -128,7 +152,9 @@ pub enum Command {
     #[command(after_help = "Example:\n  devint events claude-code --limit 20 --since 24h")]
     Events(EventsCommand),
     /// Relay your answer to a pending approval (the runtime decides, not devint).
-    #[command(after_help = "Example:\n  devint approve claude-code 0123456789abcdef0123456789abcdef approve")]
+    #[command(
+        after_help = "Example:\n  devint approve claude-code 0123456789abcdef0123456789abcdef approve"
+    )]
     Approve(ApproveCommand),
     /// The policy profiles a plan can name, and the values each will write (trusted side).
     #[command(after_help = "Example:\n  devint profile show recommended")]
@@ -470,7 +496,9 @@ impl Command {
     /// The commands that accept `flag`, for the refusal's message.
     pub fn accepting(flag: GlobalFlag) -> &'static str {
         match flag {
-            GlobalFlag::Socket => "commands that talk to a runtime, serve, enrol, tokens and whoami",
+            GlobalFlag::Socket => {
+                "commands that talk to a runtime, serve, enrol, tokens and whoami"
+            }
             GlobalFlag::StateDir => "serve, enrol, tokens, whoami and profile",
             GlobalFlag::Output => "every command but serve, demo, completions and manpages",
             GlobalFlag::AllowUnverifiedRuntime => "apply, verify, repair and remove",
@@ -496,10 +524,10 @@ mod tests {
         assert!(Cli::try_parse_from(["devint", "apply", "codex", "--scope", "user"]).is_ok());
         let plan = "0123456789abcdef0123456789abcdef";
         assert!(Cli::try_parse_from(["devint", "apply", "codex", "--plan", plan]).is_ok());
-        assert!(
-            Cli::try_parse_from(["devint", "apply", "codex", "--plan", plan, "--scope", "user"])
-                .is_err()
-        );
+        assert!(Cli::try_parse_from([
+            "devint", "apply", "codex", "--plan", plan, "--scope", "user"
+        ])
+        .is_err());
     }
 
     #[test]

@@ -115,8 +115,9 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
             return Err(standing::refusal(&standing, exit, command).with_runtime(&info));
         }
     }
-    let token = devint_net::token_file::read_token_file(&ctx.token_file)
-        .map_err(|e| CliError::from(devint_net::client::ClientIoError::from(e)).with_runtime(&info))?;
+    let token = devint_net::token_file::read_token_file(&ctx.token_file).map_err(|e| {
+        CliError::from(devint_net::client::ClientIoError::from(e)).with_runtime(&info)
+    })?;
     Ok(RuntimeSession {
         client: client.authorize(token),
         info,

@@ -40,7 +40,10 @@ pub fn confirm_privileged(out: &Out, step: &str, prompt: &str) -> Result<(), Cli
         ))
         .fix("run the command at a terminal: --yes never covers a privileged host step"));
     }
-    if ask(out, &format!("privileged host step {step}: {prompt}. Allow it?")) {
+    if ask(
+        out,
+        &format!("privileged host step {step}: {prompt}. Allow it?"),
+    ) {
         Ok(())
     } else {
         Err(aborted(&format!("privileged step {step}")))

@@ -18,8 +18,7 @@ use serde_json::Value;
 
 use crate::backend::BackendSite;
 use crate::cli::{
-    ApplyCommand, MutatingCommand, PlanCommand, PlanShape, StatusCommand, TokenChoice,
-    ToolCommand,
+    ApplyCommand, MutatingCommand, PlanCommand, PlanShape, StatusCommand, TokenChoice, ToolCommand,
 };
 use crate::connect::Ctx;
 use crate::enrol::EnrolArgs;
@@ -149,14 +148,20 @@ pub async fn run(out: Out, keep: bool) -> Result<Exit, CliError> {
     })
     .await;
     if keep {
-        say(&out, &format!("\nsandbox kept at {}", sandbox.root.display()))?;
+        say(
+            &out,
+            &format!("\nsandbox kept at {}", sandbox.root.display()),
+        )?;
     }
     drop(sandbox);
     result
 }
 
 fn stopped(exit: Exit, by: &str) -> CliError {
-    CliError::new(exit, format!("the demo was stopped by {by}; its sandbox is removed"))
+    CliError::new(
+        exit,
+        format!("the demo was stopped by {by}; its sandbox is removed"),
+    )
 }
 
 fn say(out: &Out, text: &str) -> Result<(), CliError> {
@@ -193,7 +198,10 @@ async fn walk(
         project_dir: None,
         gateway_base_url: Some(DEMO_GATEWAY.to_owned()),
     };
-    say(&out, &format!("devint demo — sandbox {}", sandbox.root.display()))?;
+    say(
+        &out,
+        &format!("devint demo — sandbox {}", sandbox.root.display()),
+    )?;
     say(&out, "  HOME, PATH, state, socket and token file all live in the sandbox; nothing outside it is read or written.")?;
     let original = show_settings(&out, &sandbox.settings(), "before")?;
 

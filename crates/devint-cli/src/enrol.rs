@@ -255,7 +255,9 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
             return "no client is enrolled; `devint enrol --client NAME --all-tools` enrols one"
                 .into();
         }
-        let mut t = p.table(&["TOKEN ID", "CLIENT", "TOOLS", "VERBS", "ISSUED", "EXPIRES"]);
+        let mut t = p
+            .table(&["TOKEN ID", "CLIENT", "TOOLS", "VERBS", "EXPIRES"])
+            .whole(0);
         for r in book.list() {
             let (tools, verbs) = scope_words(r.scope());
             t.row(vec![
@@ -263,11 +265,14 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
                 r.client_name().as_str().to_owned(),
                 tools,
                 verbs,
-                words::time(r.issued_at()),
                 if r.is_expired(now) {
                     format!("{} (expired)", words::time(r.expires_at()))
                 } else {
-                    format!("{} ({})", words::time(r.expires_at()), words::relative(r.expires_at()))
+                    format!(
+                        "{} ({})",
+                        words::time(r.expires_at()),
+                        words::relative(r.expires_at())
+                    )
                 },
             ]);
         }
@@ -365,5 +370,4 @@ mod tests {
         assert!(parse_verbs("status,launch").is_err());
         assert!(parse_verbs(",").is_err());
     }
-
 }

@@ -38,8 +38,12 @@ mod tests {
     fn a_fifo_reads_as_absent_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("record");
-        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o600))
-            .unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         assert_eq!(read_private(&fifo), None);
     }
 

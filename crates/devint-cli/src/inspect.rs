@@ -8,8 +8,8 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use devint::verbs::{
-    Evidence, Phase, ReadBackOutcome, StatusState, StatusView, ToolId, ToolSummary,
-    VerificationOutcome, VerificationView, Verb,
+    Evidence, Phase, ReadBackOutcome, StatusState, StatusView, ToolId, ToolSummary, Verb,
+    VerificationOutcome, VerificationView,
 };
 use serde_json::json;
 
@@ -80,7 +80,11 @@ async fn one(ctx: &Ctx, rs: &mut RuntimeSession, tool: &ToolId) -> Result<Exit, 
 /// Whether the overview shows a tool without `--all`: detected, or with something of
 /// devint's installed.
 fn worth_a_line(tool: &ToolSummary, status: &StatusView) -> bool {
-    tool.detected || !matches!(status.phase, Phase::NotInstalled | Phase::DetectedNotIntegrated)
+    tool.detected
+        || !matches!(
+            status.phase,
+            Phase::NotInstalled | Phase::DetectedNotIntegrated
+        )
 }
 
 async fn overview(ctx: &Ctx, rs: &mut RuntimeSession, all: bool) -> Result<Exit, CliError> {

@@ -15,7 +15,10 @@ pub fn write(out: &Out, dir: &Path) -> Result<Exit, CliError> {
             .fix("choose a directory you can write to")
     })?;
     clap_mangen::generate_to(crate::cli_command(), dir).map_err(|e| {
-        CliError::internal(format!("cannot write the manual pages into {}: {e}", dir.display()))
+        CliError::internal(format!(
+            "cannot write the manual pages into {}: {e}",
+            dir.display()
+        ))
     })?;
     let mut pages: Vec<String> = std::fs::read_dir(dir)
         .map_err(|e| CliError::internal(format!("cannot list {}: {e}", dir.display())))?

@@ -95,11 +95,10 @@ fn recalled(ctx: &Ctx, tool: &ToolId, id: &PlanId) -> Result<PlanView, CliError>
         ))
     })?;
     if &plan.tool_id != tool {
-        return Err(CliError::usage(format!(
-            "plan {id} is for {}, not {tool}",
-            plan.tool_id
-        ))
-        .fix(format!("devint apply {} --plan {id}", plan.tool_id)));
+        return Err(
+            CliError::usage(format!("plan {id} is for {}, not {tool}", plan.tool_id))
+                .fix(format!("devint apply {} --plan {id}", plan.tool_id)),
+        );
     }
     Ok(plan)
 }
@@ -108,9 +107,11 @@ fn recalled(ctx: &Ctx, tool: &ToolId, id: &PlanId) -> Result<PlanView, CliError>
 pub async fn apply(ctx: &Ctx, cmd: &ApplyCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "apply", Verb::Apply).await?;
     let plan = plan_to_apply(ctx, &mut rs, cmd).await?;
-    ctx.out.print(&render::plan_preview(&ctx.out.page(), &plan))?;
+    ctx.out
+        .print(&render::plan_preview(&ctx.out.page(), &plan))?;
     if plan.steps.is_empty() {
-        ctx.out.note("this plan has no steps; applying it records that nothing needed changing");
+        ctx.out
+            .note("this plan has no steps; applying it records that nothing needed changing");
     }
     consent::confirm(
         &ctx.out,
@@ -128,7 +129,6 @@ pub async fn apply(ctx: &Ctx, cmd: &ApplyCommand) -> Result<Exit, CliError> {
             rs.refused(Verb::Apply, Some(&cmd.tool), e)
                 .context(&format!("plan {} was not applied", plan.plan_id))
         })?;
-    plan_stash::forget(&ctx.socket, &plan.plan_id);
     ctx.out.result(
         "apply",
         Some(&rs.info),

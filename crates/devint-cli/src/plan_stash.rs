@@ -6,7 +6,8 @@
 //! file per plan in `cli-plans/` beside the socket (a `0700` directory), named by the
 //! SHA-256 of the plan id (ids are opaque and may hold any printable byte), holding the
 //! negotiated DI-API version and the plan's wire encoding, decoded again through the core's
-//! view validation. Files older than a day are swept when a plan is kept. It is never
+//! view validation. Files older than a day are swept when a plan is kept; an executed plan
+//! is kept too, so that applying it again reaches the runtime, which says it was consumed. It is never
 //! protection state (the runtime decides whether a plan still exists, expired or belongs
 //! to another token) and never holds a value.
 
@@ -43,7 +44,9 @@ pub fn keep(socket: &Path, version: u32, plan: &PlanView) -> std::io::Result<()>
     private::create_private_dir(&dir)?;
     sweep(&dir);
     let mut bytes = version.to_le_bytes().to_vec();
-    plan.to_wire(version).encode(&mut bytes).map_err(std::io::Error::other)?;
+    plan.to_wire(version)
+        .encode(&mut bytes)
+        .map_err(std::io::Error::other)?;
     private::write_private_atomically(&file(socket, &plan.plan_id), &bytes)
 }
 
@@ -56,11 +59,6 @@ pub fn recall(socket: &Path, id: &PlanId) -> Option<PlanView> {
     PlanView::from_wire(&wire, version)
         .ok()
         .filter(|p| &p.plan_id == id)
-}
-
-/// Forget `id` (it was executed).
-pub fn forget(socket: &Path, id: &PlanId) {
-    let _ = std::fs::remove_file(file(socket, id));
 }
 
 /// Remove kept plans older than [`KEEP_FOR`].

@@ -39,7 +39,10 @@ pub async fn remove(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> 
         .client
         .remove(tool.clone(), Some(preview.plan_id.clone()))
         .await
-        .map_err(|e| rs.refused(Verb::Remove, Some(tool), e).context("nothing was removed"))?;
+        .map_err(|e| {
+            rs.refused(Verb::Remove, Some(tool), e)
+                .context("nothing was removed")
+        })?;
     ctx.out.result(
         "remove",
         Some(&rs.info),

@@ -7,7 +7,7 @@
 
 use std::io::IsTerminal;
 
-use comfy_table::{presets::NOTHING, ContentArrangement};
+use comfy_table::{presets::NOTHING, ColumnConstraint, ContentArrangement};
 
 /// The narrowest width a table is squeezed to; below it, wrapping helps nobody.
 const MIN_WIDTH: u16 = 40;
@@ -35,6 +35,7 @@ pub fn terminal_width() -> Option<u16> {
 pub struct Table {
     inner: comfy_table::Table,
     width: Option<u16>,
+    whole: Vec<usize>,
 }
 
 impl Table {
@@ -43,7 +44,17 @@ impl Table {
         let mut inner = comfy_table::Table::new();
         inner.load_style(NOTHING);
         inner.set_header(header.to_vec());
-        Table { inner, width }
+        Table {
+            inner,
+            width,
+            whole: Vec::new(),
+        }
+    }
+
+    /// Never wrap column `index` (an id a person copies).
+    pub fn whole(mut self, index: usize) -> Table {
+        self.whole.push(index);
+        self
     }
 
     /// Add a row.
@@ -61,6 +72,9 @@ impl Table {
         let columns = self.inner.column_count();
         for (i, column) in self.inner.column_iter_mut().enumerate() {
             column.set_padding((0, if i + 1 < columns { 2 } else { 0 }));
+            if self.whole.contains(&i) {
+                column.set_constraint(ColumnConstraint::ContentWidth);
+            }
         }
         if let Some(width) = self.width {
             let room = width.saturating_sub(indent.len() as u16).max(MIN_WIDTH);

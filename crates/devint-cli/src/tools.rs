@@ -11,8 +11,13 @@ use crate::render;
 /// Run `tools`.
 pub async fn run(ctx: &Ctx) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "tools", Verb::ListTools).await?;
-    let list = rs.client.list_tools().await.map_err(|e| rs.refused(Verb::ListTools, None, e))?;
-    ctx.out
-        .result("tools", Some(&rs.info), &list, |p| render::tools(p, &list.tools))?;
+    let list = rs
+        .client
+        .list_tools()
+        .await
+        .map_err(|e| rs.refused(Verb::ListTools, None, e))?;
+    ctx.out.result("tools", Some(&rs.info), &list, |p| {
+        render::tools(p, &list.tools)
+    })?;
     Ok(Exit::Ok)
 }

@@ -9,10 +9,9 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use devint::verbs::{
-    AdapterCeiling, ApplyMutation, CapabilityName, Compatibility, Evidence,
-    ExercisedOutcome, HostAttestedOutcome, Level, Phase, PolicyState, Privilege, Profile,
-    ReadBackOutcome, SettingsScope, StatusState, StepOutcome, Support, UserInput, VerdictKind,
-    VerificationOutcome,
+    AdapterCeiling, ApplyMutation, CapabilityName, Compatibility, Evidence, ExercisedOutcome,
+    HostAttestedOutcome, Level, Phase, PolicyState, Privilege, Profile, ReadBackOutcome,
+    SettingsScope, StatusState, StepOutcome, Support, UserInput, VerdictKind, VerificationOutcome,
 };
 
 /// A rung of the protection ladder.
@@ -32,9 +31,7 @@ pub fn level_meaning(l: Level) -> &'static str {
     match l {
         Level::NotInstalled => "the tool is not on this host",
         Level::DetectedNotIntegrated => "devint has installed nothing for it",
-        Level::PartiallyIntegrated => {
-            "installed, but no fresh verification has read it back yet"
-        }
+        Level::PartiallyIntegrated => "installed, but no fresh verification has read it back yet",
         Level::Integrated => "installed and read back by a fresh verification",
         Level::GatewayProtected => "a gateway observed protected traffic",
         Level::HostEnforced => "the host enforces it",
@@ -165,13 +162,13 @@ pub fn step_outcome(o: StepOutcome) -> &'static str {
     }
 }
 
-/// An apply's overall mutation.
-pub fn mutation(m: ApplyMutation) -> &'static str {
+/// What a successful apply did, after "Plan X applied to TOOL" (empty when the runtime
+/// did not say: a v4 runtime, or `changed`, where only the receipt is sure to be new).
+pub fn applied(m: Option<ApplyMutation>) -> &'static str {
     match m {
-        ApplyMutation::Changed => "changed the settings",
-        ApplyMutation::Unchanged => "changed nothing (the settings already held these values)",
-        ApplyMutation::Failed => "failed and was rolled back",
-        ApplyMutation::Unsupported => "could not be applied on this host",
+        Some(ApplyMutation::Unchanged) => ": nothing needed changing",
+        Some(ApplyMutation::Changed | ApplyMutation::Failed | ApplyMutation::Unsupported)
+        | None => "",
     }
 }
 
@@ -274,14 +271,15 @@ pub fn relative(unix_secs: u64) -> String {
     }
 }
 
-/// A span in its largest whole unit: `45 seconds`, `3 minutes`, `2 hours`, `29 days`.
+/// A span in its largest unit, rounded: `45 seconds`, `3 minutes`, `2 hours`, `30 days`.
 pub fn rough_span(secs: u64) -> String {
+    let rounded = |unit: u64| (secs + unit / 2) / unit;
     let (n, unit) = match secs {
         s if s < 120 => (s, "second"),
-        s if s < 2 * 3600 => (s / 60, "minute"),
-        s if s < 2 * 86_400 => (s / 3600, "hour"),
-        s if s < 2 * 365 * 86_400 => (s / 86_400, "day"),
-        s => (s / (365 * 86_400), "year"),
+        s if s < 2 * 3600 => (rounded(60), "minute"),
+        s if s < 2 * 86_400 => (rounded(3600), "hour"),
+        s if s < 2 * 365 * 86_400 => (rounded(86_400), "day"),
+        _ => (rounded(365 * 86_400), "year"),
     };
     format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
@@ -322,6 +320,7 @@ mod tests {
         assert_eq!(rough_span(90), "90 seconds");
         assert_eq!(rough_span(3 * 3600), "3 hours");
         assert_eq!(rough_span(30 * 86_400), "30 days");
+        assert_eq!(rough_span(30 * 86_400 - 3), "30 days");
         assert_eq!(rough_span(3 * 365 * 86_400), "3 years");
     }
 

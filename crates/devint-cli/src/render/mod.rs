@@ -41,7 +41,10 @@ fn evidence(p: &Page, items: &[EvidenceView]) -> String {
             words::mechanism(e.mechanism.as_str()),
             words::evidence(&e.evidence),
             words::time(e.observed_at_unix_secs),
-            e.detail.as_ref().map(ToString::to_string).unwrap_or_default(),
+            e.detail
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
         ]);
     }
     t.render("  ")

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use devint::verbs::{ApplyMutation, ApplyView, Level, PlanView, StepOutcome};
 
-use super::{count, steps};
+use super::steps;
 use crate::output::Page;
 use crate::words;
 
@@ -61,7 +61,10 @@ pub fn plan(p: &Page, plan: &PlanView) -> String {
     );
     out.push_str(&body(p, plan));
     if plan.steps.is_empty() {
-        let _ = writeln!(out, "\nNothing changed, and applying this plan would change nothing.");
+        let _ = writeln!(
+            out,
+            "\nNothing changed, and applying this plan would change nothing."
+        );
     } else {
         let _ = writeln!(
             out,
@@ -88,7 +91,11 @@ pub fn plan_preview(p: &Page, plan: &PlanView) -> String {
 pub fn apply_result(p: &Page, tool: &str, a: &ApplyView) -> String {
     let s = &p.s;
     let mut out = String::from("\n");
-    let failed = a.steps.iter().filter(|st| st.outcome == StepOutcome::Failed).count();
+    let failed = a
+        .steps
+        .iter()
+        .filter(|st| st.outcome == StepOutcome::Failed)
+        .count();
     let mutation = a.outcome.as_ref().map(|o| o.mutation);
     let (verdict, painted) = match mutation {
         Some(ApplyMutation::Failed) => ("failed", true),
@@ -100,17 +107,14 @@ pub fn apply_result(p: &Page, tool: &str, a: &ApplyView) -> String {
     let _ = write!(
         out,
         "{}",
-        if painted { s.bad(&headline) } else { s.good(&headline) }
+        if painted {
+            s.bad(&headline)
+        } else {
+            s.good(&headline)
+        }
     );
-    match mutation {
-        Some(m) if verdict == "applied" => {
-            let _ = write!(out, ": {}", words::mutation(m));
-        }
-        None if verdict == "applied" => {
-            let done = a.steps.iter().filter(|st| st.outcome == StepOutcome::Applied).count();
-            let _ = write!(out, ": {} done", count(done, "step"));
-        }
-        _ => {}
+    if verdict == "applied" {
+        let _ = write!(out, "{}", words::applied(mutation));
     }
     let _ = writeln!(out, " (receipt {}).", a.receipt_id);
     if verdict != "applied" {
@@ -121,7 +125,10 @@ pub fn apply_result(p: &Page, tool: &str, a: &ApplyView) -> String {
     if a.steps.iter().any(|st| st.outcome != StepOutcome::Applied) {
         let mut t = p.table(&["STEP", "OUTCOME"]);
         for st in &a.steps {
-            t.row([st.step_id.to_string(), words::step_outcome(st.outcome).to_owned()]);
+            t.row([
+                st.step_id.to_string(),
+                words::step_outcome(st.outcome).to_owned(),
+            ]);
         }
         out.push_str(&t.render("  "));
     }

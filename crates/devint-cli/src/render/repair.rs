@@ -27,7 +27,10 @@ pub fn repair_preview(p: &Page, st: &StatusView) -> String {
             if names.len() == 1 { "it" } else { "them" },
             names.join(", ")
         );
-        let _ = writeln!(out, "  repair writes devint's values back; other settings are left alone.");
+        let _ = writeln!(
+            out,
+            "  repair writes devint's values back; other settings are left alone."
+        );
     }
     out
 }
@@ -62,7 +65,12 @@ pub fn repair_result(p: &Page, r: &RepairView) -> String {
     let st = &r.status;
     match words::condition(st.state) {
         None => {
-            let _ = writeln!(out, "{} is now {}.", r.tool_id, words::level(st.achieved_level));
+            let _ = writeln!(
+                out,
+                "{} is now {}.",
+                r.tool_id,
+                words::level(st.achieved_level)
+            );
             if st.achieved_level == devint::verbs::Level::PartiallyIntegrated {
                 let _ = writeln!(
                     out,

@@ -208,11 +208,7 @@ pub fn status(p: &Page, st: &StatusView, tool: Option<&ToolSummary>) -> String {
             s.bad("changed since devint installed them:"),
             names.join(", ")
         );
-        let _ = writeln!(
-            out,
-            "  `devint repair {}` restores them",
-            st.tool_id
-        );
+        let _ = writeln!(out, "  `devint repair {}` restores them", st.tool_id);
     }
     if let Some(pv) = &st.policy {
         out.push('\n');
@@ -296,7 +292,10 @@ mod tests {
             text.contains("out of reach here: host enforcement is not supported"),
             "{text}"
         );
-        assert!(text.contains("next step: `devint repair claude-code`"), "{text}");
+        assert!(
+            text.contains("next step: `devint repair claude-code`"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -7,7 +7,14 @@ use crate::words;
 
 /// The `tools` table and a count of the detected.
 pub fn tools(p: &Page, tools: &[ToolSummary]) -> String {
-    let mut t = p.table(&["TOOL", "NAME", "DETECTED", "VERSION", "COMPATIBLE", "ADAPTER"]);
+    let mut t = p.table(&[
+        "TOOL",
+        "NAME",
+        "DETECTED",
+        "VERSION",
+        "COMPATIBLE",
+        "ADAPTER",
+    ]);
     for tool in tools {
         t.row([
             tool.tool_id.to_string(),

@@ -26,7 +26,11 @@ pub fn verification(p: &Page, tool: &str, v: &VerificationView) -> String {
         let _ = writeln!(out, "  why: {r}");
     }
     if !v.missing.is_empty() {
-        let names: Vec<String> = v.missing.iter().map(|m| words::mechanism(m.as_str())).collect();
+        let names: Vec<String> = v
+            .missing
+            .iter()
+            .map(|m| words::mechanism(m.as_str()))
+            .collect();
         let _ = writeln!(out, "  missing: {}", names.join(", "));
     }
     out.push('\n');
@@ -35,6 +39,9 @@ pub fn verification(p: &Page, tool: &str, v: &VerificationView) -> String {
         out.push('\n');
         out.push_str(&policy(pv));
     }
-    let _ = writeln!(out, "\n`devint status {tool}` shows the level this evidence supports.");
+    let _ = writeln!(
+        out,
+        "\n`devint status {tool}` shows the level this evidence supports."
+    );
     out
 }
