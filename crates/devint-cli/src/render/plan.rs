@@ -122,7 +122,8 @@ pub fn apply_result(p: &Page, tool: &str, a: &ApplyView) -> String {
             let _ = writeln!(out, "  why: {detail}");
         }
     }
-    if a.steps.iter().any(|st| st.outcome != StepOutcome::Applied) {
+    let unchanged = mutation == Some(ApplyMutation::Unchanged);
+    if !unchanged && a.steps.iter().any(|st| st.outcome != StepOutcome::Applied) {
         let mut t = p.table(&["STEP", "OUTCOME"]);
         for st in &a.steps {
             t.row([
