@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
         "src",
         &[
             &["wire"],
-            &["verbs"],
+            &["verbs", "exit"],
             &["negotiate", "auth", "provenance", "peer"],
             &["audit", "backend"],
             &["testing"],

@@ -13,7 +13,7 @@ use devint::provenance::Standing;
 use devint::verbs::{ToolId, Verb};
 use devint::wire::pb;
 use devint_net::client::{
-    AuthorizedClient, ClientIoError, ClientOptions, DevIntClient, NegotiatedClient,
+    AuthorizedClient, ClientIoError, ClientOptions, DevIntClient, NegotiatedClient, RuntimeReport,
 };
 use serde_json::{json, Value};
 
@@ -94,8 +94,7 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
         standing,
         mut info,
     } = negotiate(&ctx.socket).await?;
-    let privileged = devint::provenance::is_privileged(verb);
-    let decision = standing::decide(&standing, privileged, ctx.allow_unverified);
+    let decision = standing::decide_for_verb(&standing, verb, ctx.allow_unverified);
     if decision == Decision::ProceedOverridden {
         info["standing_overridden"] = json!(true);
     }
@@ -111,8 +110,8 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
              --allow-unverified-runtime was given",
             standing::explain(&standing)
         )),
-        Decision::Refuse(exit) => {
-            return Err(standing::refusal(&standing, exit, command).with_runtime(&info));
+        Decision::Refuse(refused) => {
+            return Err(standing::refusal(&standing, refused.exit(), command).with_runtime(&info));
         }
     }
     let token = devint_net::token_file::read_token_file(&ctx.token_file).map_err(|e| {
@@ -124,34 +123,14 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
     })
 }
 
-/// The `runtime` object of the JSON envelope.
+/// The `runtime` object of the JSON envelope (the client library's [`RuntimeReport`],
+/// shared with `devint sidecar`).
 pub fn runtime_info(
     socket: &Path,
     ack: &pb::HelloAck,
     standing: &Standing,
     overridden: bool,
 ) -> Value {
-    let provenance = ack.provenance.as_ref().map(|p| {
-        json!({
-            "core_version": p.core_version,
-            "build_sha": p.build_sha,
-            "build_id_source": if p.build_id_source.is_empty() { "absent" } else { p.build_id_source.as_str() },
-            "pid": p.pid,
-            "executable_path": p.executable_path,
-            "executable_present": p.executable_present,
-            "source_path": p.source_path,
-            "started_at_unix_secs": p.started_at_unix_secs,
-        })
-    });
-    let reason = standing::explain(standing);
-    json!({
-        "socket": socket.display().to_string(),
-        "di_api_version": ack.di_api_version,
-        "core_version": ack.core_version,
-        "degraded": !ack.unavailable_verbs.is_empty(),
-        "provenance": provenance,
-        "standing": standing.token(),
-        "standing_reason": if reason.is_empty() { None } else { Some(reason) },
-        "standing_overridden": overridden,
-    })
+    serde_json::to_value(RuntimeReport::new(socket, ack, standing, overridden))
+        .unwrap_or(Value::Null)
 }

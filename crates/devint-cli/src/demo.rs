@@ -22,7 +22,7 @@ use crate::cli::{
 };
 use crate::connect::Ctx;
 use crate::enrol::EnrolArgs;
-use crate::exit::{CliError, Exit};
+use crate::exit::{CliError, CutShort, Exit, Status};
 use crate::output::Out;
 use crate::state::StateDir;
 
@@ -142,8 +142,8 @@ pub async fn run(out: Out, keep: bool) -> Result<Exit, CliError> {
     let sandbox = Sandbox::create(keep)?;
     let result = walk(&sandbox, out, async {
         tokio::select! {
-            _ = interrupt.recv() => stopped(Exit::Interrupted, "Ctrl-C"),
-            _ = terminate.recv() => stopped(Exit::Terminated, "SIGTERM"),
+            _ = interrupt.recv() => stopped(CutShort::Interrupted, "Ctrl-C"),
+            _ = terminate.recv() => stopped(CutShort::Terminated, "SIGTERM"),
         }
     })
     .await;
@@ -157,9 +157,9 @@ pub async fn run(out: Out, keep: bool) -> Result<Exit, CliError> {
     result
 }
 
-fn stopped(exit: Exit, by: &str) -> CliError {
-    CliError::new(
-        exit,
+fn stopped(signal: CutShort, by: &str) -> CliError {
+    CliError::cut_short(
+        signal,
         format!("the demo was stopped by {by}; its sandbox is removed"),
     )
 }
@@ -247,7 +247,7 @@ where
             }
             Ok(exit)
         }
-        Err(e) if e.exit == Exit::ClosedPipe => Err(e),
+        Err(e) if e.exit == Status::CutShort(CutShort::ClosedPipe) => Err(e),
         Err(e) => {
             say(out, &format!("   stopped: {e}"))?;
             Err(e)
@@ -395,7 +395,7 @@ async fn steps(
     };
     let walked = walk.await;
     if let Err(e) = &walked {
-        if e.exit == Exit::ClosedPipe {
+        if e.exit == Status::CutShort(CutShort::ClosedPipe) {
             return Err(CliError::closed_pipe());
         }
     }

@@ -14,7 +14,7 @@ use devint_net::client::ClientIoError;
 use serde_json::json;
 
 use crate::args;
-use crate::exit::{deny_token, exit_for_denial, CliError};
+use crate::exit::{deny_token, CliError, Exit};
 use crate::suggest;
 
 /// The call that was refused.
@@ -99,7 +99,7 @@ pub fn explain(e: ClientIoError, call: Call<'_>) -> CliError {
             remediation,
         ),
     };
-    let mut error = CliError::new(exit_for_denial(code), text).fix(fix);
+    let mut error = CliError::new(Exit::for_denial(code), text).fix(fix);
     error.denial = Some(json!({
         "code": deny_token(code),
         "verb": call.verb.token(),

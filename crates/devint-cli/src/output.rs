@@ -24,7 +24,7 @@ use std::io::{IsTerminal, Write};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::exit::{CliError, Exit};
+use crate::exit::{CliError, CutShort, Status};
 
 /// The JSON envelope's schema name; bumped only on an incompatible change.
 pub const JSON_SCHEMA: &str = "devint.cli.v1";
@@ -159,7 +159,7 @@ impl Out {
     /// Print a failure: JSON on stdout in JSON mode, text on stderr otherwise. A closed
     /// stdout is reported by its exit status alone.
     pub fn error(&self, command: &str, runtime: Option<&Value>, error: &CliError) {
-        if error.exit == Exit::ClosedPipe {
+        if error.exit == Status::CutShort(CutShort::ClosedPipe) {
             return;
         }
         match self.mode {

@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use devint::auth::{TokenSecret, SECRET_HEX_LEN};
+use devint::auth::{ClientName, TokenSecret, SECRET_HEX_LEN};
 use devint_fs::private::{self as private_fs, Exposure};
 
 /// The environment variable naming the client's token file.
@@ -69,6 +69,13 @@ pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf
         Some(v) if !v.is_empty() => PathBuf::from(v),
         _ => private_fs::parent_dir(socket_path).join(DEFAULT_TOKEN_FILE_NAME),
     }
+}
+
+/// The token file of the enrolled client named `client`: `<client>.token` in the socket's
+/// directory (so the default `devint.token` is the file of the client named `devint`).
+/// Enrol such a client with `devint enrol --client NAME --token-file <that path>`.
+pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
+    private_fs::parent_dir(socket_path).join(format!("{}.token", client.as_str()))
 }
 
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,

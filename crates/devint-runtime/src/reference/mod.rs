@@ -12,6 +12,7 @@
 //! | `apply`, `repair`, `removal` | the journaled mutations |
 //! | `journal` | the write-ahead journal and recovery |
 //! | `receipt` | receipts: first originals, withheld keys, integrity digest |
+//! | `stored` | typed state files: core tokens read back by the core's parsers, unknown values a load error naming the field |
 //! | `target` | our keys in one settings file: prepare, repair, restore |
 //! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
 //! | `events` | the reference event spool and approval queue |
@@ -42,6 +43,7 @@ mod removal;
 mod repair;
 mod runtime;
 mod status;
+mod stored;
 mod sync;
 mod target;
 mod text;

@@ -41,8 +41,8 @@ pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditE
                     EditMode::AppendToList => KeyMode::Append,
                 },
                 ours: e.value.clone(),
-                capability: e.capability.token().to_owned(),
-                action_kind: e.action_kind.token().to_owned(),
+                capability: e.capability,
+                action_kind: e.action_kind,
             })
         })
         .collect()
