@@ -61,7 +61,9 @@ pub use plans::PLAN_CAPACITY;
 // it internal, so the public API is unchanged.
 #[cfg(loom)]
 pub use plans::{PlanBody, PlanRefusal, PlanStore, RemovalPlan, StoredPlan};
-pub use profile::{PolicyDocument, BUILT_INS as BUILT_IN_PROFILES};
+pub use profile::{
+    LoadedProfile, PolicyCatalogue, PolicyDocument, ProfileError, BUILT_INS as BUILT_IN_PROFILES,
+};
 pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
 
 use crate::adapters;
