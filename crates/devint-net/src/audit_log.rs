@@ -29,7 +29,7 @@
 //! ([`JsonLinesAuditLog::head`]), e.g. one kept in another log or shipped elsewhere.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -39,6 +39,7 @@ use sha2::{Digest, Sha256};
 
 use devint::audit::{AuditError, AuditEvent, AuditSink};
 use devint_fs::private as private_fs;
+use devint_fs::read::{self, Follow};
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -73,23 +74,41 @@ pub enum VerifyError {
     },
 }
 
+/// The longest audit line [`verify`] reads.
+const MAX_LINE_BYTES: u64 = 64 * 1024;
+
 fn line_hash(line: &[u8]) -> String {
     hex::encode(Sha256::digest(line))
 }
 
 /// Check every link of the log at `path`.
 pub fn verify(path: &Path) -> Result<ChainHead, VerifyError> {
-    let file = File::open(path).map_err(|source| VerifyError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // Never blocks on a FIFO, never reads a device: a regular file or an error.
+    let file = match read::open_regular(path, Follow::NoFinalSymlink) {
+        Ok(Some((file, _))) => file,
+        Ok(None) => {
+            return Err(VerifyError::Io {
+                path: path.to_path_buf(),
+                source: io::Error::from(io::ErrorKind::NotFound),
+            })
+        }
+        Err(e) => {
+            return Err(VerifyError::Io {
+                path: path.to_path_buf(),
+                source: io::Error::other(e.to_string()),
+            })
+        }
+    };
     let mut reader = BufReader::new(file);
     let mut prev = GENESIS.to_owned();
     let mut records = 0;
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = reader
+        // A record is well under a kilobyte; a line longer than the cap is damage, never
+        // read into memory whole.
+        let n = (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut line)
             .map_err(|source| VerifyError::Io {
                 path: path.to_path_buf(),
@@ -102,6 +121,9 @@ pub fn verify(path: &Path) -> Result<ChainHead, VerifyError> {
             path: path.to_path_buf(),
             line: records + 1,
         };
+        if line.len() as u64 > MAX_LINE_BYTES {
+            return Err(broken());
+        }
         // A line without its newline was cut short.
         let body = line.strip_suffix(b"\n").ok_or_else(broken)?;
         let value: serde_json::Value = serde_json::from_slice(body).map_err(|_| broken())?;
@@ -179,11 +201,17 @@ impl JsonLinesAuditLog {
         };
         private_fs::create_private_dir(&private_fs::parent_dir(&path))
             .map_err(|e| io("create the directory of", e))?;
+        read::check_regular_or_absent(&path, Follow::NoFinalSymlink)
+            .map_err(|e| io("open", io::Error::other(e.to_string())))?;
+        // `O_NONBLOCK`: a FIFO planted as the log fails the open (no reader) or the kind
+        // check below, never blocks it; on a regular file the flag changes nothing.
         let file = OpenOptions::new()
             .append(true)
             .create(true)
             .mode(0o600)
-            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .custom_flags(
+                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+            )
             .open(&path)
             .map_err(|e| io("open", e))?;
         let meta = file.metadata().map_err(|e| io("inspect", e))?;
