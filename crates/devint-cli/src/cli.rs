@@ -168,6 +168,13 @@ pub enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// Speak devint.sidecar.v1 (NDJSON JSON-RPC 2.0) on stdin/stdout, for hosts in any language.
+    #[command(after_help = "Example:\n  devint sidecar --schema > devint.sidecar.v1.json\n\nSee docs/sidecar-protocol.md.")]
+    Sidecar {
+        /// Print the JSON Schema of every message and exit.
+        #[arg(long)]
+        schema: bool,
+    },
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  devint completions bash > ~/.local/share/bash-completion/completions/devint"

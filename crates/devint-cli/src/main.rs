@@ -45,6 +45,8 @@ mod render;
 #[cfg(not(loom))]
 mod serve;
 #[cfg(not(loom))]
+mod sidecar;
+#[cfg(not(loom))]
 mod standing;
 #[cfg(not(loom))]
 mod state;
@@ -135,6 +137,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Events { .. } => "events",
         Command::Approve { .. } => "approve",
         Command::Demo { .. } => "demo",
+        Command::Sidecar { .. } => "sidecar",
         Command::Completions { .. } => "completions",
     }
 }
@@ -215,6 +218,9 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
         }
         // The demo is a narrated walk-through: always human text.
         Command::Demo { keep } => demo::run(Out::detect(output::OutputMode::Human), *keep).await,
+        Command::Sidecar { schema } => {
+            sidecar::run(*schema, cli.socket.clone(), cli.allow_unverified_runtime).await
+        }
         Command::Completions { shell } => {
             completions::print(*shell);
             Ok(Exit::Ok)

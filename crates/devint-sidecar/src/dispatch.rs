@@ -88,6 +88,11 @@ where
     written.map_err(ServeError::Output)
 }
 
+/// Serve `devint.sidecar.v1` on this process's stdin and stdout until stdin ends.
+pub async fn serve_stdio(options: Options) -> Result<(), ServeError> {
+    serve(tokio::io::stdin(), tokio::io::stdout(), options).await
+}
+
 struct Dispatcher {
     options: Arc<Options>,
     out: Outbox,
@@ -186,7 +191,10 @@ impl Dispatcher {
             | Method::EventsFollow
             | Method::ApprovalRelay => {
                 let session_id = params::take_session_id(method, &mut params)?;
-                let call = params::session_call(method, params)?;
+                // A refused request naming an open session keeps its place in that
+                // session's order: it is answered by the session, after what came before.
+                let call = params::session_call(method, params)
+                    .unwrap_or_else(|error| SessionCall::Refuse(Box::new(error)));
                 self.queue(
                     session_id,
                     Job {

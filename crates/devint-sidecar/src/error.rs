@@ -148,7 +148,7 @@ impl ErrorKind {
 }
 
 /// A failure to report to the host as a JSON-RPC error.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SidecarError {
     /// The kind (and so the code).
     pub kind: ErrorKind,

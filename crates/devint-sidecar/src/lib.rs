@@ -31,9 +31,9 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), devint_sidecar::ServeError> {
-//! use devint_sidecar::{serve, Environment, Options};
+//! use devint_sidecar::{serve_stdio, Environment, Options};
 //! let options = Options { environment: Environment::from_process(), ..Options::default() };
-//! serve(tokio::io::stdin(), tokio::io::stdout(), options).await
+//! serve_stdio(options).await
 //! # }
 //! ```
 #![forbid(unsafe_code)]
@@ -55,7 +55,7 @@ pub mod schema;
 pub mod session;
 
 pub use config::{Environment, Options};
-pub use dispatch::{serve, ServeError};
+pub use dispatch::{serve, serve_stdio, ServeError};
 pub use error::{ErrorKind, SidecarError};
 pub use method::{Method, EVENTS_EVENT, PROTOCOL};
 pub use schema::SCHEMA;

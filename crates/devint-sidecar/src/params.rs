@@ -184,6 +184,9 @@ pub enum SessionCall {
     Follow(FollowRequest),
     /// `session/close`.
     Close,
+    /// A request naming this session whose params were refused: answered with this error in
+    /// its place in the session's order.
+    Refuse(Box<SidecarError>),
 }
 
 /// `events/follow`, typed.

@@ -54,6 +54,13 @@ fn socket(
         return Ok((path, "params"));
     }
     if let Some(path) = &options.default_socket {
+        if !path.is_absolute() {
+            return Err(SidecarError::new(
+                ErrorKind::Socket,
+                format!("the sidecar's --socket {} is not an absolute path", path.display()),
+            )
+            .fix("start the sidecar with an absolute --socket"));
+        }
         return Ok((path.clone(), "option"));
     }
     let env = &options.environment;

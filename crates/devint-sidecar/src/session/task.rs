@@ -91,6 +91,7 @@ impl Session {
                 view_json(&result)
             }
             SessionCall::Follow(request) => self.follow(request).await,
+            SessionCall::Refuse(error) => Err(*error),
             SessionCall::Close => Err(SidecarError::internal("close is answered by run")),
         }
     }
