@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod backend;
+pub mod schema;
 
 use std::collections::VecDeque;
 use std::os::unix::fs::PermissionsExt;
