@@ -169,7 +169,9 @@ pub enum Command {
         keep: bool,
     },
     /// Speak devint.sidecar.v1 (NDJSON JSON-RPC 2.0) on stdin/stdout, for hosts in any language.
-    #[command(after_help = "Example:\n  devint sidecar --schema > devint.sidecar.v1.json\n\nSee docs/sidecar-protocol.md.")]
+    #[command(
+        after_help = "Example:\n  devint sidecar --schema > devint.sidecar.v1.json\n\nSee docs/sidecar-protocol.md."
+    )]
     Sidecar {
         /// Print the JSON Schema of every message and exit.
         #[arg(long)]

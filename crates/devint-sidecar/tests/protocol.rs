@@ -18,7 +18,10 @@ use serde_json::{json, Value};
 use support::{kind_exit_deny, Host, TestRuntime};
 
 fn no_runtime_options() -> (tempfile::TempDir, Options) {
-    let dir = tempfile::Builder::new().prefix("dsn").tempdir_in("/tmp").unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("dsn")
+        .tempdir_in("/tmp")
+        .unwrap();
     let options = Options {
         environment: devint_sidecar::Environment {
             socket: Some(dir.path().join("devint.sock").display().to_string()),
@@ -74,7 +77,10 @@ async fn every_method_but_initialize_is_refused_before_initialize() {
     let mut host = Host::spawn(options);
     let e = host.call("runtime/discover", json!({})).await.unwrap_err();
     assert_eq!(e["code"], -32001);
-    assert_eq!(kind_exit_deny(&e), ("not_initialized".into(), 2, Value::Null));
+    assert_eq!(
+        kind_exit_deny(&e),
+        ("not_initialized".into(), 2, Value::Null)
+    );
 }
 
 #[tokio::test]
@@ -96,7 +102,12 @@ async fn an_unknown_method_is_a_method_not_found_error_never_a_guess() {
     let (_dir, options) = no_runtime_options();
     let mut host = Host::spawn(options);
     host.initialize().await;
-    for method in ["tools/lists", "Tools/List", "events/event", "lifecycle/plan "] {
+    for method in [
+        "tools/lists",
+        "Tools/List",
+        "events/event",
+        "lifecycle/plan ",
+    ] {
         let e = host.call(method, json!({})).await.unwrap_err();
         assert_eq!(e["code"], -32601, "{method}");
         assert_eq!(kind_exit_deny(&e).1, 2);
@@ -107,7 +118,8 @@ async fn an_unknown_method_is_a_method_not_found_error_never_a_guess() {
 async fn a_malformed_line_is_a_parse_error_and_the_next_line_is_served() {
     let (_dir, options) = no_runtime_options();
     let mut host = Host::spawn(options);
-    host.send_line("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\"").await;
+    host.send_line("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\"")
+        .await;
     let m = host.next_message().await;
     assert_eq!(m["id"], Value::Null);
     assert_eq!(m["error"]["code"], -32700);
@@ -128,7 +140,8 @@ async fn a_line_over_one_mib_is_refused_unread_and_the_next_line_is_served() {
     host.send_raw(&vec![b' '; MAX_LINE_BYTES - 1]).await;
     host.send_raw(b"x\n").await;
     assert_eq!(host.next_message().await["error"]["code"], -32700);
-    let mut big = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"client_name":""#.to_vec();
+    let mut big =
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"client_name":""#.to_vec();
     big.resize(MAX_LINE_BYTES + 1, b'a');
     big.extend_from_slice(b"\"}}\n");
     host.send_raw(&big).await;
@@ -162,7 +175,10 @@ async fn discover_reports_an_absent_socket_as_a_stopped_runtime_and_a_present_on
     let mut host = Host::spawn(options);
     host.initialize().await;
     let r = host.call("runtime/discover", json!({})).await.unwrap();
-    assert_eq!((r["present"].clone(), r["source"].clone()), (json!(false), json!("environment")));
+    assert_eq!(
+        (r["present"].clone(), r["source"].clone()),
+        (json!(false), json!("environment"))
+    );
     assert!(r["remediation"].as_str().unwrap().contains("devint serve"));
     let e = host
         .call("runtime/discover", json!({"socket": "relative.sock"}))
@@ -175,7 +191,10 @@ async fn discover_reports_an_absent_socket_as_a_stopped_runtime_and_a_present_on
         .call("runtime/discover", json!({"socket": rt.socket}))
         .await
         .unwrap();
-    assert_eq!((r["present"].clone(), r["source"].clone()), (json!(true), json!("params")));
+    assert_eq!(
+        (r["present"].clone(), r["source"].clone()),
+        (json!(true), json!("params"))
+    );
     rt.stop().await;
 }
 
@@ -185,12 +204,18 @@ async fn opening_a_session_where_no_runtime_runs_fails_with_exit_7() {
     let mut host = Host::spawn(options);
     host.initialize().await;
     let e = host
-        .call("session/open", json!({"client_name": "h", "client_version": "1"}))
+        .call(
+            "session/open",
+            json!({"client_name": "h", "client_version": "1"}),
+        )
         .await
         .unwrap_err();
     assert_eq!(e["code"], -32010);
     assert_eq!(kind_exit_deny(&e), ("not_running".into(), 7, Value::Null));
-    assert!(e["data"]["remediation"].as_str().unwrap().contains("devint serve"));
+    assert!(e["data"]["remediation"]
+        .as_str()
+        .unwrap()
+        .contains("devint serve"));
 }
 
 #[tokio::test]
@@ -199,7 +224,10 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let mut host = Host::spawn(rt.options());
     host.initialize().await;
     let opened = host
-        .call("session/open", json!({"client_name": "test-host", "client_version": "1"}))
+        .call(
+            "session/open",
+            json!({"client_name": "test-host", "client_version": "1"}),
+        )
         .await
         .unwrap();
     let s = opened["sessionId"].as_str().unwrap().to_owned();
@@ -209,9 +237,15 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     assert!(opened["runtime"]["provenance"].is_object());
     assert_eq!(opened["token_file"], rt.token_file.display().to_string());
 
-    let tools = host.call("tools/list", json!({"sessionId": s})).await.unwrap();
+    let tools = host
+        .call("tools/list", json!({"sessionId": s}))
+        .await
+        .unwrap();
     assert_eq!(tools["tools"].as_array().unwrap().len(), 2);
-    assert_eq!(tools["tools"][0]["capabilities"].as_array().unwrap().len(), 12);
+    assert_eq!(
+        tools["tools"][0]["capabilities"].as_array().unwrap().len(),
+        12
+    );
     let plan = host
         .call(
             "lifecycle/plan",
@@ -220,12 +254,17 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
         .await
         .unwrap();
     assert_eq!(plan["settings_scope"], "user");
-    assert_eq!(plan["steps"][0]["managed_keys"], json!(["env.ANTHROPIC_BASE_URL"]));
+    assert_eq!(
+        plan["steps"][0]["managed_keys"],
+        json!(["env.ANTHROPIC_BASE_URL"])
+    );
     // Privileged verbs need a verified runtime, or the override: this test's runtime is this
     // very build, so the standing decides as the CLI would (verified in a checkout).
     let allow = opened["runtime"]["standing"] != "verified";
     if allow {
-        host.call("session/close", json!({"sessionId": s})).await.unwrap();
+        host.call("session/close", json!({"sessionId": s}))
+            .await
+            .unwrap();
     }
     let s = if allow {
         host.call(
@@ -250,23 +289,38 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     assert_eq!(applied["plan_id"], plan["plan_id"]);
     assert_eq!(applied["outcome"]["mutation"], "changed");
     let status = host
-        .call("lifecycle/status", json!({"sessionId": s, "tool_id": "claude-code"}))
+        .call(
+            "lifecycle/status",
+            json!({"sessionId": s, "tool_id": "claude-code"}),
+        )
         .await
         .unwrap();
     assert_eq!(status["phase"], "installed");
-    assert_eq!(status["evidence"][0]["evidence"], json!({"kind": "read_back", "outcome": "matched"}));
+    assert_eq!(
+        status["evidence"][0]["evidence"],
+        json!({"kind": "read_back", "outcome": "matched"})
+    );
     let verified = host
-        .call("lifecycle/verify", json!({"sessionId": s, "tool_id": "claude-code"}))
+        .call(
+            "lifecycle/verify",
+            json!({"sessionId": s, "tool_id": "claude-code"}),
+        )
         .await
         .unwrap();
     assert_eq!(verified["outcome"], "passed");
     let repaired = host
-        .call("lifecycle/repair", json!({"sessionId": s, "tool_id": "claude-code"}))
+        .call(
+            "lifecycle/repair",
+            json!({"sessionId": s, "tool_id": "claude-code"}),
+        )
         .await
         .unwrap();
     assert_eq!(repaired["status"]["tool_id"], "claude-code");
     let preview = host
-        .call("lifecycle/remove", json!({"sessionId": s, "tool_id": "claude-code"}))
+        .call(
+            "lifecycle/remove",
+            json!({"sessionId": s, "tool_id": "claude-code"}),
+        )
         .await
         .unwrap();
     let removal = host
@@ -288,15 +342,24 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     if let Err(e) = &ack {
         assert_eq!(kind_exit_deny(e).0, "invalid_params");
     }
-    let closed = host.call("session/close", json!({"sessionId": s})).await.unwrap();
+    let closed = host
+        .call("session/close", json!({"sessionId": s}))
+        .await
+        .unwrap();
     assert_eq!(closed, json!({"sessionId": s, "closed": true}));
-    let e = host.call("tools/list", json!({"sessionId": s})).await.unwrap_err();
+    let e = host
+        .call("tools/list", json!({"sessionId": s}))
+        .await
+        .unwrap_err();
     assert_eq!(kind_exit_deny(&e).0, "unknown_session");
 
     let (_, served) = host.end_input().await;
     served.expect("exit 0 at the end of input");
     for (_, line) in &host.transcript {
-        assert!(!line.contains(&rt.token_hex), "the token crossed stdio: {line}");
+        assert!(
+            !line.contains(&rt.token_hex),
+            "the token crossed stdio: {line}"
+        );
     }
     rt.stop().await;
 }
@@ -334,14 +397,20 @@ async fn a_named_client_reads_its_token_file_beside_the_socket() {
     let mut host = Host::spawn(rt.options());
     host.initialize().await;
     let e = host
-        .call("session/open", json!({"client_name": "h", "client_version": "1", "client": "vscode"}))
+        .call(
+            "session/open",
+            json!({"client_name": "h", "client_version": "1", "client": "vscode"}),
+        )
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e), ("token_file".into(), 8, Value::Null));
     assert!(e["message"].as_str().unwrap().contains("vscode.token"));
     std::fs::copy(&rt.token_file, rt.dir.path().join("vscode.token")).unwrap();
     let r = host
-        .call("session/open", json!({"client_name": "h", "client_version": "1", "client": "vscode"}))
+        .call(
+            "session/open",
+            json!({"client_name": "h", "client_version": "1", "client": "vscode"}),
+        )
         .await
         .unwrap();
     assert!(r["token_file"].as_str().unwrap().ends_with("/vscode.token"));
@@ -356,7 +425,10 @@ async fn a_token_file_others_can_read_is_refused_with_exit_8() {
     let mut host = Host::spawn(rt.options());
     host.initialize().await;
     let e = host
-        .call("session/open", json!({"client_name": "h", "client_version": "1"}))
+        .call(
+            "session/open",
+            json!({"client_name": "h", "client_version": "1"}),
+        )
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e), ("token_file".into(), 8, Value::Null));
@@ -385,17 +457,32 @@ async fn denials_carry_the_deny_code_and_the_clis_exit_code() {
         .await
         .unwrap_err();
     assert_eq!(e["code"], -32012);
-    assert_eq!(kind_exit_deny(&e), ("denied".into(), 8, json!("out_of_scope")));
+    assert_eq!(
+        kind_exit_deny(&e),
+        ("denied".into(), 8, json!("out_of_scope"))
+    );
     let e = host
-        .call("lifecycle/status", json!({"sessionId": s, "tool_id": "no-such-tool"}))
+        .call(
+            "lifecycle/status",
+            json!({"sessionId": s, "tool_id": "no-such-tool"}),
+        )
         .await
         .unwrap_err();
-    assert_eq!(kind_exit_deny(&e), ("denied".into(), 3, json!("unknown_tool")));
+    assert_eq!(
+        kind_exit_deny(&e),
+        ("denied".into(), 3, json!("unknown_tool"))
+    );
     let e = host
-        .call("lifecycle/status", json!({"sessionId": s, "tool_id": "Not A Tool"}))
+        .call(
+            "lifecycle/status",
+            json!({"sessionId": s, "tool_id": "Not A Tool"}),
+        )
         .await
         .unwrap_err();
-    assert_eq!(kind_exit_deny(&e), ("invalid_params".into(), 2, Value::Null));
+    assert_eq!(
+        kind_exit_deny(&e),
+        ("invalid_params".into(), 2, Value::Null)
+    );
     rt.stop().await;
 }
 
@@ -412,12 +499,21 @@ async fn a_degraded_session_reports_it_and_refuses_v2_verbs_locally_with_exit_4(
         .await
         .unwrap();
     assert_eq!(r["negotiation"]["outcome"], "degraded");
-    assert_eq!(r["negotiation"]["unavailable_verbs"], json!(["scoped_events", "approval_relay"]));
+    assert_eq!(
+        r["negotiation"]["unavailable_verbs"],
+        json!(["scoped_events", "approval_relay"])
+    );
     assert!(r["negotiation"]["degraded_reason"].is_string());
-    assert_eq!(r["runtime"]["standing"], "unverifiable", "no provenance below v4");
+    assert_eq!(
+        r["runtime"]["standing"], "unverifiable",
+        "no provenance below v4"
+    );
     assert_eq!(r["runtime"]["provenance"], Value::Null);
     let e = host
-        .call("events/follow", json!({"sessionId": r["sessionId"], "tool_id": "codex"}))
+        .call(
+            "events/follow",
+            json!({"sessionId": r["sessionId"], "tool_id": "codex"}),
+        )
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e), ("incompatible".into(), 4, Value::Null));
@@ -438,9 +534,7 @@ async fn an_unverifiable_runtime_refuses_privileged_verbs_with_11_unless_overrid
     let mut host = Host::spawn(rt.options());
     host.initialize().await;
     // Offering v3 only: no provenance, so the standing is unverifiable (spec §8).
-    let open = |allow: bool| {
-        json!({"client_name": "h", "client_version": "1", "di_api_versions": [3], "allow_unverified_runtime": allow})
-    };
+    let open = |allow: bool| json!({"client_name": "h", "client_version": "1", "di_api_versions": [3], "allow_unverified_runtime": allow});
     let s = host.call("session/open", open(false)).await.unwrap()["sessionId"].clone();
     let plan = host
         .call(
@@ -457,7 +551,10 @@ async fn an_unverifiable_runtime_refuses_privileged_verbs_with_11_unless_overrid
         .await
         .unwrap_err();
     assert_eq!(e["code"], -32013);
-    assert_eq!(kind_exit_deny(&e), ("standing_refused".into(), 11, Value::Null));
+    assert_eq!(
+        kind_exit_deny(&e),
+        ("standing_refused".into(), 11, Value::Null)
+    );
     assert_eq!(e["data"]["runtime"]["standing"], "unverifiable");
     for method in ["lifecycle/verify", "lifecycle/repair", "lifecycle/remove"] {
         let e = host
@@ -507,7 +604,10 @@ async fn a_refuted_runtime_is_refused_at_open_with_exit_10_even_with_the_overrid
             )
             .await
             .unwrap_err();
-        assert_eq!(kind_exit_deny(&e), ("standing_refused".into(), 10, Value::Null));
+        assert_eq!(
+            kind_exit_deny(&e),
+            ("standing_refused".into(), 10, Value::Null)
+        );
         assert_eq!(e["data"]["runtime"]["standing"], "refuted");
         assert!(e["data"]["runtime"]["standing_reason"]
             .as_str()
@@ -525,7 +625,10 @@ async fn two_runtimes_in_one_directory_refute_the_session() {
     let mut host = Host::spawn(rt.options());
     host.initialize().await;
     let e = host
-        .call("session/open", json!({"client_name": "h", "client_version": "1"}))
+        .call(
+            "session/open",
+            json!({"client_name": "h", "client_version": "1"}),
+        )
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e).1, 10);
@@ -554,7 +657,11 @@ async fn requests_on_one_session_are_answered_in_order_and_sessions_run_side_by_
     let mut sent = Vec::new();
     for i in 0..20 {
         let session = if i % 2 == 0 { &a } else { &b };
-        let method = if i % 3 == 0 { "tools/list" } else { "lifecycle/status" };
+        let method = if i % 3 == 0 {
+            "tools/list"
+        } else {
+            "lifecycle/status"
+        };
         let id = host
             .send(method, json!({"sessionId": session, "tool_id": "codex"}))
             .await;
@@ -569,7 +676,11 @@ async fn requests_on_one_session_are_answered_in_order_and_sessions_run_side_by_
         answered.push((session, id));
     }
     for session in [&a, &b] {
-        let order: Vec<u64> = answered.iter().filter(|(s, _)| s == session).map(|(_, i)| *i).collect();
+        let order: Vec<u64> = answered
+            .iter()
+            .filter(|(s, _)| s == session)
+            .map(|(_, i)| *i)
+            .collect();
         let mut sorted = order.clone();
         sorted.sort_unstable();
         assert_eq!(order, sorted, "session {session} answered out of order");
@@ -594,7 +705,10 @@ async fn end_of_input_answers_what_was_sent_closes_every_session_and_exits_0() {
     served.expect("serve returns Ok at the end of input");
     let answered: Vec<u64> = rest.iter().filter_map(|m| m["id"].as_u64()).collect();
     for id in ids {
-        assert!(answered.contains(&id), "request {id} was not answered before the end");
+        assert!(
+            answered.contains(&id),
+            "request {id} was not answered before the end"
+        );
     }
     // Every session's connection is closed: the runtime sees no open connection.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -618,7 +732,10 @@ async fn a_runtime_that_goes_away_fails_the_pending_call_and_every_later_one_cle
     assert_eq!(followed["events"].as_array().unwrap().len(), 1);
     rt.stop().await;
     let e = host
-        .call("lifecycle/status", json!({"sessionId": s, "tool_id": "codex"}))
+        .call(
+            "lifecycle/status",
+            json!({"sessionId": s, "tool_id": "codex"}),
+        )
         .await
         .unwrap_err();
     let (kind, exit, _) = kind_exit_deny(&e);
@@ -673,7 +790,10 @@ async fn followed_events_arrive_once_each_in_order_after_the_answer() {
     assert_eq!(seqs, [1, 2, 3]);
     // A one-shot call does not follow.
     let once = host
-        .call("events/follow", json!({"sessionId": s, "tool_id": "codex", "follow": false}))
+        .call(
+            "events/follow",
+            json!({"sessionId": s, "tool_id": "codex", "follow": false}),
+        )
         .await
         .unwrap();
     assert_eq!(once["subscription"], Value::Null);
@@ -697,11 +817,16 @@ async fn the_number_of_sessions_is_bounded() {
     host.open().await;
     let second = host.open().await;
     let e = host
-        .call("session/open", json!({"client_name": "h", "client_version": "1"}))
+        .call(
+            "session/open",
+            json!({"client_name": "h", "client_version": "1"}),
+        )
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e).0, "limit");
-    host.call("session/close", json!({"sessionId": second})).await.unwrap();
+    host.call("session/close", json!({"sessionId": second}))
+        .await
+        .unwrap();
     host.open().await;
     rt.stop().await;
 }
@@ -718,7 +843,10 @@ async fn unknown_params_and_a_missing_session_id_are_invalid_params() {
         .call("tools/list", json!({"sessionId": s, "tool": "codex"}))
         .await
         .unwrap_err();
-    assert!(e["message"].as_str().unwrap().contains("unknown field `tool`"));
+    assert!(e["message"]
+        .as_str()
+        .unwrap()
+        .contains("unknown field `tool`"));
     let e = host
         .call("session/open", json!({"client_name": "h"}))
         .await

@@ -22,7 +22,9 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     let (mut rt, events) = TestRuntime::scripted().await;
     events.push("claude-code", 100, 1);
     let mut host = Host::spawn(rt.options());
-    host.call("tools/list", json!({"sessionId": "s-0"})).await.unwrap_err();
+    host.call("tools/list", json!({"sessionId": "s-0"}))
+        .await
+        .unwrap_err();
     host.initialize().await;
     host.call("runtime/discover", json!({})).await.unwrap();
     let opened = host
@@ -33,7 +35,9 @@ async fn every_line_of_a_full_session_matches_the_schema() {
         .await
         .unwrap();
     let s = opened["sessionId"].clone();
-    host.call("tools/list", json!({"sessionId": s})).await.unwrap();
+    host.call("tools/list", json!({"sessionId": s}))
+        .await
+        .unwrap();
     let plan = host
         .call(
             "lifecycle/plan",
@@ -47,7 +51,12 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     )
     .await
     .unwrap();
-    for method in ["lifecycle/status", "lifecycle/verify", "lifecycle/repair", "lifecycle/remove"] {
+    for method in [
+        "lifecycle/status",
+        "lifecycle/verify",
+        "lifecycle/repair",
+        "lifecycle/remove",
+    ] {
         host.call(method, json!({"sessionId": s, "tool_id": "claude-code"}))
             .await
             .unwrap();
@@ -65,10 +74,15 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     )
     .await
     .unwrap_err();
-    host.call("lifecycle/plan", json!({"sessionId": s, "tool_id": "codex", "settings_scope": "nowhere"}))
+    host.call(
+        "lifecycle/plan",
+        json!({"sessionId": s, "tool_id": "codex", "settings_scope": "nowhere"}),
+    )
+    .await
+    .unwrap_err();
+    host.call("tools/list", json!({"sessionId": "s-999"}))
         .await
         .unwrap_err();
-    host.call("tools/list", json!({"sessionId": "s-999"})).await.unwrap_err();
     // A follow, one event, and its end when the session closes.
     host.call(
         "events/follow",
@@ -78,7 +92,9 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     .unwrap();
     events.push("claude-code", 101, 2);
     assert_eq!(host.notification().await["params"]["kind"], "event");
-    host.call("session/close", json!({"sessionId": s})).await.unwrap();
+    host.call("session/close", json!({"sessionId": s}))
+        .await
+        .unwrap();
     // A refused open (a v1-only, degraded session opens; a standing refusal needs another
     // runtime, see protocol.rs) and a degraded one.
     host.call(
@@ -87,9 +103,12 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     )
     .await
     .unwrap();
-    host.call("session/open", json!({"client_name": "schema-host", "client_version": "1", "client": "nobody"}))
-        .await
-        .unwrap_err();
+    host.call(
+        "session/open",
+        json!({"client_name": "schema-host", "client_version": "1", "client": "nobody"}),
+    )
+    .await
+    .unwrap_err();
     let (_, served) = host.end_input().await;
     served.unwrap();
 
@@ -114,7 +133,11 @@ async fn every_line_of_a_full_session_matches_the_schema() {
         .map(|req| req["method"].as_str().unwrap().to_owned())
         .collect();
     for m in Method::ALL {
-        assert!(answered.iter().any(|a| a == m.name()), "no result of {}", m.name());
+        assert!(
+            answered.iter().any(|a| a == m.name()),
+            "no result of {}",
+            m.name()
+        );
     }
     rt.stop().await;
 }
@@ -123,10 +146,15 @@ async fn every_line_of_a_full_session_matches_the_schema() {
 async fn refusals_of_bad_lines_match_the_error_schema() {
     let (mut rt, _events) = TestRuntime::scripted().await;
     let mut host = Host::spawn(rt.options());
-    for bad in ["{", "[1,2]", "7", r#"{"jsonrpc":"1.0","id":1,"method":"initialize"}"#,
-                r#"{"jsonrpc":"2.0","id":1.5,"method":"initialize"}"#,
-                r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":[]}"#,
-                r#"{"jsonrpc":"2.0","id":3,"method":"no/such"}"#] {
+    for bad in [
+        "{",
+        "[1,2]",
+        "7",
+        r#"{"jsonrpc":"1.0","id":1,"method":"initialize"}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"initialize"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":[]}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"no/such"}"#,
+    ] {
         host.send_line(bad).await;
         let m = host.next_message().await;
         SchemaCheck::new()
@@ -184,6 +212,9 @@ fn the_schema_refuses_what_the_sidecar_refuses() {
         json!({"jsonrpc": "2.0", "id": 1, "method": "session/open", "params": {"client_name": "h", "client_version": "1", "token_file": "/t", "client": "c"}}),
     ];
     for request in bad_requests {
-        assert!(check.check("request", &request).is_err(), "accepted {request}");
+        assert!(
+            check.check("request", &request).is_err(),
+            "accepted {request}"
+        );
     }
 }

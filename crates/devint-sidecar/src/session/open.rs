@@ -57,7 +57,10 @@ fn socket(
         if !path.is_absolute() {
             return Err(SidecarError::new(
                 ErrorKind::Socket,
-                format!("the sidecar's --socket {} is not an absolute path", path.display()),
+                format!(
+                    "the sidecar's --socket {} is not an absolute path",
+                    path.display()
+                ),
             )
             .fix("start the sidecar with an absolute --socket"));
         }

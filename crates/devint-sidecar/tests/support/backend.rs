@@ -98,7 +98,13 @@ impl ScriptedBackend {
     }
 
     fn installed(&self, tool: &ToolId) -> bool {
-        *self.state.lock().unwrap().installed.get(tool).unwrap_or(&false)
+        *self
+            .state
+            .lock()
+            .unwrap()
+            .installed
+            .get(tool)
+            .unwrap_or(&false)
     }
 
     fn step() -> StepView {
@@ -111,7 +117,9 @@ impl ScriptedBackend {
             consent_prompt: None,
             settings_scope: devint::verbs::SettingsScope::User,
             managed_keys: vec![key()],
-            artifact_paths: vec![devint::verbs::ArtifactPath::parse("~/.claude/settings.json").unwrap()],
+            artifact_paths: vec![
+                devint::verbs::ArtifactPath::parse("~/.claude/settings.json").unwrap(),
+            ],
             content_sha256: Some(digest()),
             reversible: true,
         }
@@ -228,7 +236,10 @@ impl Lifecycle for ScriptedBackend {
             _ => return Err(refused("no install plan has this id", "call plan first")),
         }
         st.plans.remove(plan.as_str());
-        let was = st.installed.insert(auth.tool().clone(), true).unwrap_or(false);
+        let was = st
+            .installed
+            .insert(auth.tool().clone(), true)
+            .unwrap_or(false);
         Ok(ApplyView {
             plan_id: plan.clone(),
             receipt_id: ReceiptId::parse(&receipt).unwrap(),
@@ -303,7 +314,12 @@ impl Lifecycle for ScriptedBackend {
             Some(p) => {
                 match st.plans.remove(p.as_str()) {
                     Some((tool, PlanKind::Removal)) if &tool == auth.tool() => {}
-                    _ => return Err(refused("no removal plan has this id", "preview the removal first")),
+                    _ => {
+                        return Err(refused(
+                            "no removal plan has this id",
+                            "preview the removal first",
+                        ))
+                    }
                 }
                 st.installed.insert(auth.tool().clone(), false);
                 p.clone()
@@ -347,7 +363,10 @@ impl Lifecycle for ScriptedBackend {
     ) -> Result<ApprovalRelayAck, LifecycleError> {
         let (now, _) = self.next();
         if approval.as_str().starts_with("0000") {
-            return Err(refused("no pending approval has this id", "relay a pending approval"));
+            return Err(refused(
+                "no pending approval has this id",
+                "relay a pending approval",
+            ));
         }
         Ok(ApprovalRelayAck {
             approval_id: approval.clone(),

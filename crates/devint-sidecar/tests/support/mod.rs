@@ -191,7 +191,8 @@ impl Host {
     /// Send a request with a fresh integer id; returns the id.
     pub async fn send(&mut self, method: &str, params: Value) -> u64 {
         self.next_id += 1;
-        let line = json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        let line =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
         self.send_line(&line.to_string()).await;
         self.next_id
     }
@@ -220,7 +221,10 @@ impl Host {
             return self.stash.remove(at).unwrap();
         }
         loop {
-            let m = self.read().await.expect("a response before the end of output");
+            let m = self
+                .read()
+                .await
+                .expect("a response before the end of output");
             if m["id"] == json!(id) {
                 return m;
             }
@@ -245,7 +249,10 @@ impl Host {
             return self.stash.remove(at).unwrap();
         }
         loop {
-            let m = self.read().await.expect("a notification before the end of output");
+            let m = self
+                .read()
+                .await
+                .expect("a notification before the end of output");
             if m.get("id").is_none() {
                 return m;
             }
@@ -256,7 +263,10 @@ impl Host {
     /// `initialize`, checked.
     pub async fn initialize(&mut self) -> Value {
         let r = self
-            .call("initialize", json!({"client_name": "test-host", "client_version": "1"}))
+            .call(
+                "initialize",
+                json!({"client_name": "test-host", "client_version": "1"}),
+            )
             .await
             .expect("initialize succeeds");
         assert_eq!(r["protocol"], "devint.sidecar.v1");
