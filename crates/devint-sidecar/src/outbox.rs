@@ -11,8 +11,8 @@
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 
+use crate::error::SidecarError;
 use crate::rpc::{error_line, notification_line, response_line, RequestId};
-use crate::SidecarError;
 
 /// Lines queued for the host at most before producers wait.
 const QUEUE: usize = 256;
