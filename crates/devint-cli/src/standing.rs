@@ -8,7 +8,7 @@
 //! does).
 
 use devint::provenance::Standing;
-pub use devint_net::client::{assess_standing as assess, decide, Decision};
+pub use devint_net::client::{assess_standing as assess, decide_for_verb, Decision};
 
 use crate::exit::{CliError, Exit};
 

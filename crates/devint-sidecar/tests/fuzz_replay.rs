@@ -8,8 +8,11 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+/// A fuzz harness: panics when an invariant breaks.
+type Harness = fn(&[u8]);
+
 /// The sidecar's fuzz targets and the harness each runs.
-const TARGETS: &[(&str, fn(&[u8]))] = &[("sidecar_lines", devint_sidecar::fuzz_harness::lines)];
+const TARGETS: &[(&str, Harness)] = &[("sidecar_lines", devint_sidecar::fuzz_harness::lines)];
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
