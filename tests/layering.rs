@@ -37,6 +37,24 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
         "crates/devint-runtime/src",
         &[&["edit", "adapters"], &["reference"]],
     ),
+    (
+        "crates/devint-sidecar/src",
+        &[
+            &[
+                "framing",
+                "credential",
+                "follow",
+                "config",
+                "method",
+                "error",
+                "schema",
+            ],
+            &["rpc", "params"],
+            &["outbox", "fuzz_harness"],
+            &["session"],
+            &["dispatch"],
+        ],
+    ),
 ];
 
 fn root() -> PathBuf {

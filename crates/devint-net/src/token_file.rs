@@ -74,11 +74,15 @@ pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf
     }
 }
 
-/// The token file of the enrolled client named `client`: `<client>.token` in the socket's
-/// directory (so the default `devint.token` is the file of the client named `devint`).
-/// Enrol such a client with `devint enrol --client NAME --token-file <that path>`.
+/// The directory, beside the socket, that holds enrolled clients' token files by name.
+pub const CLIENT_TOKENS_DIR: &str = "tokens";
+
+/// The token file of the enrolled client named `client`: `tokens/<client>.token` in the
+/// socket's directory (what `devint --client NAME` and the sidecar's `client` read).
 pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
-    private_fs::parent_dir(socket_path).join(format!("{}.token", client.as_str()))
+    private_fs::parent_dir(socket_path)
+        .join(CLIENT_TOKENS_DIR)
+        .join(format!("{}.token", client.as_str()))
 }
 
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,
