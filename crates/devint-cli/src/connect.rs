@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use devint::auth::EnrolmentRecord;
 use devint::provenance::Standing;
 use devint::verbs::{ToolId, Verb};
 use devint::wire::pb;
@@ -21,6 +22,7 @@ use crate::denial;
 use crate::exit::CliError;
 use crate::output::Out;
 use crate::standing::{self, Decision};
+use crate::token::{self, TokenSource};
 
 /// The client name sent in `Hello`.
 pub const CLIENT_NAME: &str = "devint-cli";
@@ -30,8 +32,8 @@ pub const CLIENT_NAME: &str = "devint-cli";
 pub struct Ctx {
     /// The runtime's socket.
     pub socket: PathBuf,
-    /// The client's token file.
-    pub token_file: PathBuf,
+    /// Where the token comes from.
+    pub token: TokenSource,
     /// How to print.
     pub out: Out,
     /// `--allow-unverified-runtime`.
@@ -44,6 +46,17 @@ pub struct RuntimeSession {
     pub client: AuthorizedClient,
     /// The `runtime` object of the JSON envelope.
     pub info: Value,
+    /// Whose token it holds.
+    pub holder: Holder,
+}
+
+/// The token a session holds: where it came from and its record in this user's book.
+#[derive(Debug, Clone)]
+pub struct Holder {
+    /// Where it came from.
+    pub source: TokenSource,
+    /// Its enrolment record, if the book could be read (never the secret).
+    pub record: Option<EnrolmentRecord>,
 }
 
 impl RuntimeSession {
@@ -54,7 +67,7 @@ impl RuntimeSession {
 
     /// The failure of a call of `verb` on `tool`, explained ([`crate::denial`]).
     pub fn refused(&self, verb: Verb, tool: Option<&ToolId>, e: ClientIoError) -> CliError {
-        denial::explain(e, denial::Call { verb, tool }).with_runtime(&self.info)
+        denial::explain(e, denial::Call { verb, tool }, &self.holder).with_runtime(&self.info)
     }
 }
 
@@ -114,12 +127,15 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
             return Err(standing::refusal(&standing, refused.exit(), command).with_runtime(&info));
         }
     }
-    let token = devint_net::token_file::read_token_file(&ctx.token_file).map_err(|e| {
-        CliError::from(devint_net::client::ClientIoError::from(e)).with_runtime(&info)
-    })?;
+    let token = ctx.token.read().map_err(|e| e.with_runtime(&info))?;
+    let holder = Holder {
+        source: ctx.token.clone(),
+        record: token::record_of(&token, None),
+    };
     Ok(RuntimeSession {
         client: client.authorize(token),
         info,
+        holder,
     })
 }
 

@@ -15,6 +15,10 @@ use devint_fs::private::{self as private_fs, Exposure};
 pub const TOKEN_FILE_ENV: &str = "AA_DEVINT_TOKEN_FILE";
 /// The default file name, beside the socket.
 pub const DEFAULT_TOKEN_FILE_NAME: &str = "devint.token";
+/// The environment variable holding a token itself (64 lowercase hex characters), for a
+/// client that cannot read a file. Any process of the same user can read another's
+/// environment (`/proc/PID/environ`), so a token here is exactly as private as that.
+pub const TOKEN_ENV: &str = "AA_DEVINT_TOKEN";
 
 /// The client's token file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -72,8 +76,10 @@ pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf
 }
 
 /// The token file of the enrolled client named `client`: `<client>.token` in the socket's
-/// directory (so the default `devint.token` is the file of the client named `devint`).
-/// Enrol such a client with `devint enrol --client NAME --token-file <that path>`.
+/// directory, where `devint enrol --client NAME` writes it. Each client has its own file,
+/// so enrolling one never overwrites another's; the spec §7 default `devint.token` is the
+/// file of the client named `devint`, which a client that follows spec §7 without
+/// configuration reads.
 pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
     private_fs::parent_dir(socket_path).join(format!("{}.token", client.as_str()))
 }
