@@ -9,7 +9,6 @@
 
 use std::path::{Path, PathBuf};
 
-use devint::auth::EnrolmentRecord;
 use devint::provenance::Standing;
 use devint::verbs::{ToolId, Verb};
 use devint::wire::pb;
@@ -22,7 +21,7 @@ use crate::denial;
 use crate::exit::CliError;
 use crate::output::Out;
 use crate::standing::{self, Decision};
-use crate::token::{self, TokenSource};
+use crate::token::{self, Holder, TokenSource};
 
 /// The client name sent in `Hello`.
 pub const CLIENT_NAME: &str = "devint-cli";
@@ -50,14 +49,6 @@ pub struct RuntimeSession {
     pub holder: Holder,
 }
 
-/// The token a session holds: where it came from and its record in this user's book.
-#[derive(Debug, Clone)]
-pub struct Holder {
-    /// Where it came from.
-    pub source: TokenSource,
-    /// Its enrolment record, if the book could be read (never the secret).
-    pub record: Option<EnrolmentRecord>,
-}
 
 impl RuntimeSession {
     /// An error that carries what we know about the runtime.

@@ -16,10 +16,10 @@ use devint_net::client::ClientIoError;
 use serde_json::json;
 
 use crate::args;
-use crate::connect::Holder;
 use crate::enrol;
 use crate::exit::{deny_token, CliError, Exit};
 use crate::suggest;
+use crate::token::Holder;
 
 /// The call that was refused.
 #[derive(Debug, Clone, Copy)]

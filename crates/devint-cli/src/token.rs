@@ -171,6 +171,15 @@ impl TokenSource {
     }
 }
 
+/// The token a session holds: where it came from and its record in this user's book.
+#[derive(Debug, Clone)]
+pub struct Holder {
+    /// Where it came from.
+    pub source: TokenSource,
+    /// Its enrolment record, if the book could be read (never the secret).
+    pub record: Option<EnrolmentRecord>,
+}
+
 /// The enrolment record of `secret` in the book of `state` (default: `AA_DEVINT_STATE_DIR`,
 /// else `~/.aa`), if this user can read it there. Best effort: `None` when the book is
 /// elsewhere or unreadable.
