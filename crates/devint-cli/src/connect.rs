@@ -49,7 +49,6 @@ pub struct RuntimeSession {
     pub holder: Holder,
 }
 
-
 impl RuntimeSession {
     /// An error that carries what we know about the runtime.
     pub fn fail(&self, e: impl Into<CliError>) -> CliError {
