@@ -23,7 +23,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     ),
     (
         "crates/devint-fs/src",
-        &[&["durable", "lock", "private", "scratch"]],
+        &[&["read"], &["durable", "lock", "private", "scratch"]],
     ),
     (
         "crates/devint-net/src",

@@ -13,7 +13,7 @@ use cli_support::Sandbox;
 use predicates::prelude::*;
 
 fn devint_bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("devint")
+    std::path::PathBuf::from(env!("CARGO_BIN_EXE_devint"))
 }
 
 /// `devint ARGS` as a child of ours with the sandbox's environment.

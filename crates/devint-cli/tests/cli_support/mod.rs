@@ -3,6 +3,11 @@
 //! `devint serve` child process that is stopped when the harness is dropped.
 #![allow(dead_code)]
 
+/// The `devint` binary cargo built for these tests (compile-time path: with several
+/// worktrees sharing a build directory, a path derived from the test's own location could
+/// name another checkout's binary).
+pub const DEVINT: &str = env!("CARGO_BIN_EXE_devint");
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -87,7 +92,7 @@ impl Sandbox {
 
     /// `devint` with this sandbox's environment and nothing else from ours.
     pub fn devint(&self) -> assert_cmd::Command {
-        let mut c = assert_cmd::Command::cargo_bin("devint").expect("devint binary");
+        let mut c = assert_cmd::Command::new(DEVINT);
         c.env_clear();
         for (k, v) in self.env_pairs() {
             c.env(k, v);
@@ -108,7 +113,7 @@ impl Sandbox {
         let log = self
             .root()
             .join(format!("serve-{}.out", self.servers.len()));
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("devint"));
+        let mut c = std::process::Command::new(DEVINT);
         c.env_clear();
         for (k, v) in self.env_pairs() {
             c.env(k, v);
@@ -197,7 +202,7 @@ impl Sandbox {
     /// util-linux `script`), typing `input`; returns (exit code, what the terminal showed).
     pub fn at_terminal(&self, args: &[&str], input: &str) -> (i32, String) {
         let quote = |a: &str| format!("'{}'", a.replace('\'', "'\\''"));
-        let mut line = quote(&assert_cmd::cargo::cargo_bin("devint").display().to_string());
+        let mut line = quote(DEVINT);
         for a in args {
             line.push(' ');
             line.push_str(&quote(a));
@@ -234,7 +239,7 @@ impl Sandbox {
             &regex_escape(&self.root().display().to_string()),
             "[SANDBOX]",
         );
-        let binary = assert_cmd::cargo::cargo_bin("devint");
+        let binary = std::path::PathBuf::from(DEVINT);
         settings.add_filter(&regex_escape(&binary.display().to_string()), "[DEVINT]");
         settings.add_filter(r"source:  \S+", "source:  [CHECKOUT]");
         settings.add_filter(r"commit:  \S+", "commit:  [COMMIT]");

@@ -20,6 +20,7 @@ use super::target::Current;
 use devint::verbs::{ReceiptId, ToolId};
 use devint_fs::durable::{self, DurableError};
 use devint_fs::lock::TargetLock;
+use devint_fs::read::{Follow, Limit};
 
 /// The journal format version.
 pub const JOURNAL_VERSION: u32 = 1;
@@ -151,7 +152,7 @@ pub fn recover_all(layout: &StateLayout) -> Vec<Result<Recovered, RecoveryError>
 }
 
 fn read(path: &Path) -> Result<Journal, JournalDefect> {
-    let text = durable::read_optional(path)
+    let text = durable::read_optional(path, Follow::NoFinalSymlink, Limit::STATE)
         .map_err(JournalDefect::Unreadable)?
         .unwrap_or_default();
     let journal: Journal = stored::from_json(&text)?;

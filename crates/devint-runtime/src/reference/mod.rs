@@ -82,7 +82,9 @@ impl Lifecycle for ReferenceRuntime {
     }
 
     fn list_tools(&self, _auth: &Authorization) -> Result<ToolList, LifecycleError> {
-        let tools = adapters::list_tools(&self.config.path_env, &self.config.home)
+        let tools = self
+            .detector
+            .list_tools()
             .into_iter()
             .filter_map(|l| {
                 Some(ToolSummary {

@@ -13,7 +13,9 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::adapters::IntegrationIntent;
+use crate::edit::guard;
 use devint::verbs::{Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence, Sha256Hex};
+use devint_fs::read::{self, Follow, Limit};
 
 /// A policy document as written in `profiles/<id>.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -111,25 +113,27 @@ pub fn load(
     gateway: Option<&str>,
 ) -> Result<LoadedProfile, ProfileError> {
     let file = profiles_dir.join(format!("{}.toml", id.as_str()));
-    match std::fs::read(&file) {
-        Ok(bytes) => {
-            let unloadable = |reason: String| ProfileError::Unloadable {
-                id: id.as_str().to_owned(),
-                reason,
-            };
-            let text = String::from_utf8(bytes.clone())
-                .map_err(|_| unloadable("it is not UTF-8".into()))?;
-            let document: PolicyDocument = toml::from_str(&text).map_err(|e| {
-                // The parser's message can quote the offending line: keep only its first
-                // line, which names the position and the problem.
-                unloadable(
-                    e.message()
-                        .lines()
-                        .next()
-                        .unwrap_or("parse error")
-                        .to_owned(),
-                )
-            })?;
+    let unloadable = |reason: String| ProfileError::Unloadable {
+        id: id.as_str().to_owned(),
+        reason,
+    };
+    match read::read_bytes(&file, Follow::Symlinks, Limit::PROFILE) {
+        Ok(Some(bytes)) => {
+            let text =
+                std::str::from_utf8(&bytes).map_err(|_| unloadable("it is not UTF-8".into()))?;
+            let document: PolicyDocument = guard::parse(&file, || toml::from_str(text))
+                .map_err(|e| unloadable(e.to_string()))?
+                .map_err(|e| {
+                    // The parser's message can quote the offending line: keep only its first
+                    // line, which names the position and the problem.
+                    unloadable(
+                        e.message()
+                            .lines()
+                            .next()
+                            .unwrap_or("parse error")
+                            .to_owned(),
+                    )
+                })?;
             Ok(LoadedProfile {
                 id: id.clone(),
                 source: format!("profiles/{}.toml", id.as_str()),
@@ -137,7 +141,7 @@ pub fn load(
                 digest: sha(&bytes),
             })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Ok(None) => {
             let document = built_in(id.as_str(), gateway).ok_or_else(|| ProfileError::Unknown {
                 id: id.as_str().to_owned(),
             })?;
@@ -149,10 +153,7 @@ pub fn load(
                 digest: sha(canonical.as_bytes()),
             })
         }
-        Err(e) => Err(ProfileError::Unloadable {
-            id: id.as_str().to_owned(),
-            reason: format!("it cannot be read ({})", e.kind()),
-        }),
+        Err(e) => Err(unloadable(e.to_string())),
     }
 }
 
