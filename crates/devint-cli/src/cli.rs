@@ -453,6 +453,7 @@ impl Command {
             | Command::Profile { .. }
             | Command::Version
             | Command::Demo { .. }
+            | Command::Sidecar { .. }
             | Command::Completions { .. }
             | Command::Manpages { .. } => None,
         }
