@@ -99,6 +99,7 @@ impl ReferenceRuntime {
         self.recover()?;
         let scope = self.scope_key(plan.scope);
         let _lock = self.lock(auth.tool().as_str(), &scope)?;
+        self.sweep(auth.tool().as_str(), &scope, &plan.target);
         let receipt_path = self.layout.receipt(auth.tool().as_str(), &scope);
         let checked = self.check_apply(&plan, &receipt_path)?;
         if let Some(r) = checked.already_in_place() {
