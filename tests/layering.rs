@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
         "src",
         &[
             &["wire"],
-            &["verbs"],
+            &["verbs", "exit"],
             &["negotiate", "auth", "provenance", "peer"],
             &["audit", "backend"],
             &["testing"],
@@ -23,7 +23,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     ),
     (
         "crates/devint-fs/src",
-        &[&["durable", "lock", "private", "scratch"]],
+        &[&["read"], &["durable", "lock", "private", "scratch"]],
     ),
     (
         "crates/devint-net/src",
@@ -36,6 +36,24 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "crates/devint-runtime/src",
         &[&["edit", "adapters"], &["reference"]],
+    ),
+    (
+        "crates/devint-sidecar/src",
+        &[
+            &[
+                "framing",
+                "credential",
+                "follow",
+                "config",
+                "method",
+                "error",
+                "schema",
+            ],
+            &["rpc", "params"],
+            &["outbox", "fuzz_harness"],
+            &["session"],
+            &["dispatch"],
+        ],
     ),
 ];
 

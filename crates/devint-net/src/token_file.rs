@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use devint::auth::{TokenSecret, SECRET_HEX_LEN};
+use devint::auth::{ClientName, TokenSecret, SECRET_HEX_LEN};
 use devint_fs::private::{self as private_fs, Exposure};
 use devint_fs::read::{self, FileKind, Follow, ReadError};
 
@@ -72,6 +72,17 @@ pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf
         Some(v) if !v.is_empty() => PathBuf::from(v),
         _ => private_fs::parent_dir(socket_path).join(DEFAULT_TOKEN_FILE_NAME),
     }
+}
+
+/// The directory, beside the socket, that holds enrolled clients' token files by name.
+pub const CLIENT_TOKENS_DIR: &str = "tokens";
+
+/// The token file of the enrolled client named `client`: `tokens/<client>.token` in the
+/// socket's directory (what `devint --client NAME` and the sidecar's `client` read).
+pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
+    private_fs::parent_dir(socket_path)
+        .join(CLIENT_TOKENS_DIR)
+        .join(format!("{}.token", client.as_str()))
 }
 
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,

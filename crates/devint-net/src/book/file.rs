@@ -121,7 +121,7 @@ pub enum BookFingerprint {
 }
 
 impl BookFingerprint {
-    fn of(meta: &fs::Metadata) -> BookFingerprint {
+    pub(crate) fn of(meta: &fs::Metadata) -> BookFingerprint {
         BookFingerprint::Present {
             dev: meta.dev(),
             ino: meta.ino(),

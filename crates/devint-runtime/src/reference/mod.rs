@@ -61,7 +61,9 @@ pub use plans::PLAN_CAPACITY;
 // it internal, so the public API is unchanged.
 #[cfg(loom)]
 pub use plans::{PlanBody, PlanRefusal, PlanStore, RemovalPlan, StoredPlan};
-pub use profile::{PolicyDocument, BUILT_INS as BUILT_IN_PROFILES};
+pub use profile::{
+    LoadedProfile, PolicyCatalogue, PolicyDocument, ProfileError, BUILT_INS as BUILT_IN_PROFILES,
+};
 pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
 
 use crate::adapters;
@@ -80,7 +82,9 @@ impl Lifecycle for ReferenceRuntime {
     }
 
     fn list_tools(&self, _auth: &Authorization) -> Result<ToolList, LifecycleError> {
-        let tools = adapters::list_tools(&self.config.path_env, &self.config.home)
+        let tools = self
+            .detector
+            .list_tools()
             .into_iter()
             .filter_map(|l| {
                 Some(ToolSummary {

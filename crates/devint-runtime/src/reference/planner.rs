@@ -167,10 +167,7 @@ impl ReferenceRuntime {
             },
             auth.now(),
         );
-        let listing = adapters::listing(
-            descriptor,
-            adapters::detect(descriptor, &self.config.path_env, &self.config.home),
-        );
+        let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
         Ok(PlanView {
             schema_version: SCHEMA_VERSION,
             plan_id,

@@ -7,7 +7,7 @@
 //! wire sees a [`PolicyProfileRefView`] `{id, display_name, digest}`. It must never decide a
 //! policy question for an agent (ADR forbidden design 6) and never guess a missing value.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -200,6 +200,54 @@ impl LoadedProfile {
                 ..observe
             },
         }
+    }
+}
+
+/// The policy profiles a runtime offers, read on the trusted side by the runtime's own
+/// user (`devint profile list|show`): the built-ins, shadowed by `profiles/<id>.toml` in
+/// the runtime's state directory, loaded exactly as a plan loads them (same values, same
+/// digest). Only for people on the trusted side: a value read here never goes on the wire.
+#[derive(Debug, Clone)]
+pub struct PolicyCatalogue {
+    dir: PathBuf,
+    gateway: Option<String>,
+}
+
+impl PolicyCatalogue {
+    /// The catalogue of a runtime whose state directory is `state_dir`
+    /// ([`super::RuntimeConfig::state_dir`]) and whose configured gateway is `gateway`.
+    pub fn new(state_dir: &Path, gateway: Option<&str>) -> PolicyCatalogue {
+        PolicyCatalogue {
+            dir: super::layout::StateLayout::unprepared(state_dir).profiles(),
+            gateway: gateway.map(str::to_owned),
+        }
+    }
+
+    /// Every profile id a plan may name: the built-ins and each `profiles/*.toml` whose
+    /// name is an id, sorted and without repeats.
+    pub fn ids(&self) -> Vec<PolicyProfileId> {
+        let mut ids: Vec<PolicyProfileId> = BUILT_INS
+            .iter()
+            .filter_map(|id| PolicyProfileId::parse(id).ok())
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let id = name
+                    .to_str()
+                    .and_then(|n| n.strip_suffix(".toml"))
+                    .and_then(|n| PolicyProfileId::parse(n).ok());
+                ids.extend(id);
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// The profile `id`, as a plan would load it.
+    pub fn load(&self, id: &PolicyProfileId) -> Result<LoadedProfile, ProfileError> {
+        load(&self.dir, id, self.gateway.as_deref())
     }
 }
 

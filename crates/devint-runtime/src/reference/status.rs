@@ -35,7 +35,7 @@ impl ReferenceRuntime {
     ) -> StatusView {
         let now = auth.now();
         let tool = auth.tool().as_str();
-        let detected = adapters::detect(descriptor, &self.config.path_env, &self.config.home);
+        let detected = self.detector.detect(descriptor);
         let listing = adapters::listing(descriptor, detected.clone());
         let probe = self.config.probe.is_some();
         let verdicts: Vec<ScopeVerdict> = scopes
@@ -72,7 +72,12 @@ impl ReferenceRuntime {
         let note = verdicts.iter().find_map(|v| v.note.clone());
         let (state, reason, remediation) = match overriding {
             Some((s, r, m)) => (s, Some(r), Some(m)),
-            None => (StatusState::Ladder, note, None),
+            // Not found: say where detection looked (a text field; no new wire field).
+            None => (
+                StatusState::Ladder,
+                note.or_else(|| detected.absence.as_deref().map(str::to_owned)),
+                None,
+            ),
         };
         let phase = self.phase(auth, scopes, &verdicts, detected.present);
         let planned_level = scopes
@@ -315,8 +320,8 @@ fn overriding_state(
         overriding = Some((
             StatusState::Degraded,
             format!(
-                "{} was not found on this host, so the installed settings take no effect",
-                descriptor.display_name
+                "the installed settings take no effect: {}",
+                detected.absence.as_deref().unwrap_or_default()
             ),
             "reinstall the tool, or remove the integration".into(),
         ));
