@@ -294,7 +294,7 @@ pub fn token_file_error(e: &TokenFileError) -> SidecarError {
     SidecarError::new(ErrorKind::TokenFile, e.to_string()).fix(
         "enrol this client with `devint enrol --client NAME --all-tools --verbs full \
          --token-file PATH`, then pass `token_file: PATH` (or `client: NAME` for \
-         PATH = tokens/NAME.token beside the socket) to session/open",
+         PATH = NAME.token beside the socket) to session/open",
     )
 }
 
