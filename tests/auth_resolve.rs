@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use devint::auth::{
     AuthDenial, ClientName, EnrolmentBook, EnrolmentError, Scope, TokenSecret, ToolScope,
+    MAX_TOKEN_LIFETIME,
 };
 use devint::verbs::{Verb, VerbSet};
 use devint::wire::pb::DenyCode;
@@ -166,6 +167,34 @@ fn issuing_a_scope_that_grants_nothing_is_refused() {
         .err(),
         Some(EnrolmentError::ZeroLifetime)
     );
+}
+
+#[test]
+fn a_lifetime_above_one_year_is_refused_and_one_year_is_not() {
+    let mut book = EnrolmentBook::new();
+    let scope = || Scope::read_only(ToolScope::All);
+    assert!(book
+        .issue(client("ide"), scope(), MAX_TOKEN_LIFETIME, NOW)
+        .is_ok());
+    for too_long in [
+        MAX_TOKEN_LIFETIME + Duration::from_secs(1),
+        Duration::from_secs(u64::MAX),
+    ] {
+        assert_eq!(
+            book.issue(client("ide"), scope(), too_long, NOW).err(),
+            Some(EnrolmentError::LifetimeTooLong)
+        );
+    }
+}
+
+#[test]
+fn find_names_the_record_of_a_secret_and_nothing_for_a_stranger() {
+    let (book, token) = book_with(Scope::read_only(ToolScope::All));
+    let secret = TokenSecret::parse(&token).unwrap();
+    let record = book.find(&secret).expect("enrolled");
+    assert_eq!(record.client_name().as_str(), "ide");
+    let stranger = TokenSecret::generate().unwrap();
+    assert!(book.find(&stranger).is_none());
 }
 
 #[test]

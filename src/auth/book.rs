@@ -53,6 +53,11 @@ impl EnrolmentRecord {
     }
 }
 
+/// The longest a token may live: one year of 366 days (`--ttl 1y` is 365¼ days). Expiry
+/// is absolute (spec §7), so an unbounded lifetime would be a token that never expires;
+/// a longer-lived client enrols again (or rotates) within the year.
+pub const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(366 * 86_400);
+
 /// Something a book operation refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EnrolmentError {
@@ -62,6 +67,9 @@ pub enum EnrolmentError {
     /// A token must live at least one second.
     #[error("a token's lifetime must be at least one second; pass a positive --ttl")]
     ZeroLifetime,
+    /// A token may live at most [`MAX_TOKEN_LIFETIME`].
+    #[error("a token may live at most one year (366 days); pass a shorter --ttl and rotate the token before it expires")]
+    LifetimeTooLong,
     /// The scope grants nothing, so the token would be useless.
     #[error(
         "the scope grants nothing (an empty tool or verb set); name at least one tool and one verb"
@@ -117,6 +125,10 @@ impl EnrolmentBook {
         if ttl.as_secs() == 0 {
             return Err(EnrolmentError::ZeroLifetime);
         }
+        // issue[16.7]: a bounded lifetime; above it is refused, never clamped silently.
+        if ttl > MAX_TOKEN_LIFETIME {
+            return Err(EnrolmentError::LifetimeTooLong);
+        }
         if scope.is_empty() {
             return Err(EnrolmentError::EmptyScope);
         }
@@ -157,7 +169,11 @@ impl EnrolmentBook {
             .records
             .get(token_id)
             .ok_or_else(|| EnrolmentError::UnknownTokenId(token_id.clone()))?;
-        let lifetime = old.expires_at.saturating_sub(old.issued_at).max(1);
+        // A record older than the bound keeps at most the bound when rotated.
+        let lifetime = old
+            .expires_at
+            .saturating_sub(old.issued_at)
+            .clamp(1, MAX_TOKEN_LIFETIME.as_secs());
         let record = EnrolmentRecord {
             token_id: TokenId::generate()?,
             client_name: old.client_name.clone(),
@@ -255,6 +271,18 @@ impl EnrolmentBook {
             });
         }
         Ok(Grant::new(record, verb, tool))
+    }
+
+    /// The record enrolled for `secret`, if any: the same constant-time digest lookup as
+    /// [`EnrolmentBook::resolve`], for the secret's holder to learn which token id, client
+    /// and scope it holds (`devint whoami`, a denial that names the token). Never a way in:
+    /// it grants nothing.
+    pub fn find(&self, secret: &TokenSecret) -> Option<&EnrolmentRecord> {
+        let digest = secret.digest();
+        self.by_digest
+            .get(&digest)
+            .and_then(|id| self.records.get(id))
+            .filter(|r| r.digest == digest)
     }
 
     /// Insert a record (used by loading and issuing); refuses a duplicate id or digest.

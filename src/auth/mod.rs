@@ -32,7 +32,7 @@ mod scope;
 mod secret;
 mod sync;
 
-pub use book::{EnrolmentBook, EnrolmentError, EnrolmentRecord};
+pub use book::{EnrolmentBook, EnrolmentError, EnrolmentRecord, MAX_TOKEN_LIFETIME};
 pub use codec::{decode_book, encode_book, BookDecodeError, BOOK_FORMAT_VERSION, BOOK_MAX_BYTES};
 pub use grant::{AuthDenial, Grant};
 pub use ids::{ClientName, InvalidClientName, InvalidTokenId, TokenId, CLIENT_NAME_MAX};

@@ -247,10 +247,6 @@ pub fn approval_id() -> Parsed<ApprovalId> {
 
 /// A duration: `30d`, `1y`, `1h30m`, `90m`, `3600s` (humantime's units; a bare number is
 /// seconds). Zero is refused.
-pub fn duration() -> Parsed<Duration> {
-    parsed(parse_duration)
-}
-
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let d = if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
@@ -266,6 +262,23 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         return Err("a duration must be at least one second".into());
     }
     Ok(d)
+}
+
+/// The longest `--ttl` (the book's bound, one year of 366 days).
+pub const MAX_TTL: Duration = devint::auth::MAX_TOKEN_LIFETIME;
+
+/// `--ttl`: a duration of at most [`MAX_TTL`]; above it is refused, naming the bound.
+pub fn ttl() -> Parsed<Duration> {
+    parsed(|s| {
+        let d = parse_duration(s)?;
+        if d > MAX_TTL {
+            return Err(format!(
+                "a token may live at most one year (366 days, got {}); enrol again or rotate before it expires",
+                words::rough_span(d.as_secs())
+            ));
+        }
+        Ok(d)
+    })
 }
 
 /// `--since`: unix seconds, an RFC 3339 time (`2026-11-29T20:46:59Z`), or an age (`2h`,
@@ -305,6 +318,28 @@ mod tests {
         assert!(parse_duration("0d").is_err());
         assert!(parse_duration("3 fortnights").is_err());
         assert!(parse_duration("d").is_err());
+    }
+
+    #[test]
+    fn a_ttl_above_one_year_is_refused_naming_the_bound() {
+        let cmd = clap::Command::new("t");
+        let parse = |v: &str| ttl().parse_ref(&cmd, None, OsStr::new(v));
+        assert_eq!(parse("1y").unwrap().as_secs(), 31_557_600);
+        assert_eq!(parse("366d").unwrap(), MAX_TTL);
+        for too_long in [
+            "367d",
+            "2y",
+            "18446744073709551615s",
+            "18446744073709551615",
+        ] {
+            let err = parse(too_long).unwrap_err().to_string();
+            assert!(
+                err.contains("at most one year")
+                    || err.contains("too big")
+                    || err.contains("overflow"),
+                "{too_long}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -202,8 +202,8 @@ pub enum Command {
 /// Which enrolled client's token a lifecycle command uses.
 #[derive(Debug, Clone, Default, Args)]
 pub struct TokenChoice {
-    /// Use client NAME's token (tokens/NAME.token beside the socket) instead of the default
-    /// (AA_DEVINT_TOKEN, AA_DEVINT_TOKEN_FILE, else client cli's).
+    /// Use client NAME's token (NAME.token beside the socket) instead of the default
+    /// (AA_DEVINT_TOKEN, else AA_DEVINT_TOKEN_FILE, else client cli's cli.token).
     #[arg(long, value_name = "NAME", value_parser = args::parsed(parse_client))]
     pub client: Option<ClientName>,
 }
@@ -433,6 +433,29 @@ impl Command {
             Command::Sidecar { .. } => "sidecar",
             Command::Completions { .. } => "completions",
             Command::Manpages { .. } => "manpages",
+        }
+    }
+
+    /// The token choice of a command that sends a token.
+    pub fn token_choice(&self) -> Option<&TokenChoice> {
+        match self {
+            Command::Whoami(t) | Command::Tools(t) => Some(t),
+            Command::Plan(c) => Some(&c.token),
+            Command::Apply(c) => Some(&c.token),
+            Command::Status(c) => Some(&c.token),
+            Command::Verify(c) => Some(&c.token),
+            Command::Repair(c) | Command::Remove(c) => Some(&c.token),
+            Command::Events(c) => Some(&c.token),
+            Command::Approve(c) => Some(&c.token),
+            Command::Serve(_)
+            | Command::Enrol(_)
+            | Command::Tokens { .. }
+            | Command::Profile { .. }
+            | Command::Version
+            | Command::Demo { .. }
+            | Command::Sidecar { .. }
+            | Command::Completions { .. }
+            | Command::Manpages { .. } => None,
         }
     }
 

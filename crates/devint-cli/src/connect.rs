@@ -21,6 +21,7 @@ use crate::denial;
 use crate::exit::CliError;
 use crate::output::Out;
 use crate::standing::{self, Decision};
+use crate::token::{self, Holder, TokenSource};
 
 /// The client name sent in `Hello`.
 pub const CLIENT_NAME: &str = "devint-cli";
@@ -30,8 +31,8 @@ pub const CLIENT_NAME: &str = "devint-cli";
 pub struct Ctx {
     /// The runtime's socket.
     pub socket: PathBuf,
-    /// The client's token file.
-    pub token_file: PathBuf,
+    /// Where the token comes from.
+    pub token: TokenSource,
     /// How to print.
     pub out: Out,
     /// `--allow-unverified-runtime`.
@@ -44,6 +45,8 @@ pub struct RuntimeSession {
     pub client: AuthorizedClient,
     /// The `runtime` object of the JSON envelope.
     pub info: Value,
+    /// Whose token it holds.
+    pub holder: Holder,
 }
 
 impl RuntimeSession {
@@ -54,7 +57,7 @@ impl RuntimeSession {
 
     /// The failure of a call of `verb` on `tool`, explained ([`crate::denial`]).
     pub fn refused(&self, verb: Verb, tool: Option<&ToolId>, e: ClientIoError) -> CliError {
-        denial::explain(e, denial::Call { verb, tool }).with_runtime(&self.info)
+        denial::explain(e, denial::Call { verb, tool }, &self.holder).with_runtime(&self.info)
     }
 }
 
@@ -114,12 +117,15 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
             return Err(standing::refusal(&standing, refused.exit(), command).with_runtime(&info));
         }
     }
-    let token = devint_net::token_file::read_token_file(&ctx.token_file).map_err(|e| {
-        CliError::from(devint_net::client::ClientIoError::from(e)).with_runtime(&info)
-    })?;
+    let token = ctx.token.read().map_err(|e| e.with_runtime(&info))?;
+    let holder = Holder {
+        source: ctx.token.clone(),
+        record: token::record_of(&token, None),
+    };
     Ok(RuntimeSession {
         client: client.authorize(token),
         info,
+        holder,
     })
 }
 

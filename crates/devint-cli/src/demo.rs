@@ -25,6 +25,7 @@ use crate::enrol::EnrolArgs;
 use crate::exit::{CliError, CutShort, Exit, Status};
 use crate::output::Out;
 use crate::state::StateDir;
+use crate::token::TokenSource;
 
 /// The settings file the demo starts from: what a Claude Code user typically has.
 pub const SAMPLE_SETTINGS: &str = r#"{
@@ -91,9 +92,6 @@ impl Sandbox {
     }
     fn socket(&self) -> PathBuf {
         self.root.join("run/devint.sock")
-    }
-    fn token_file(&self) -> PathBuf {
-        self.root.join("client/devint.token")
     }
     fn state(&self) -> Result<StateDir, CliError> {
         StateDir::at(&self.root.join("state"))
@@ -263,19 +261,21 @@ async fn steps(
 ) -> Result<Exit, CliError> {
     let tool = ToolId::parse("claude-code").map_err(|e| CliError::internal(e.to_string()))?;
     say(&out, "\n== 0. enrol a client explicitly: `devint enrol --client demo --tool claude-code --verbs full`")?;
+    let client =
+        devint::auth::ClientName::parse("demo").map_err(|e| CliError::internal(e.to_string()))?;
     let args = EnrolArgs {
-        client: "demo".into(),
+        client: client.clone(),
         tool: vec![tool.clone()],
         all_tools: false,
         verbs: VerbSet::full_lifecycle(),
         ttl: Duration::from_secs(3600),
-        token_file: Some(sandbox.token_file()),
+        token_file: None,
         print: false,
     };
-    crate::enrol::enrol(&out, &state.book(), &args, &sandbox.token_file())?;
+    crate::enrol::enrol(&out, state, &sandbox.socket(), &args)?;
     let ctx = Ctx {
         socket: sandbox.socket(),
-        token_file: sandbox.token_file(),
+        token: TokenSource::choose(&sandbox.socket(), Some(&client)),
         out,
         allow_unverified: false,
     };

@@ -4,8 +4,10 @@
 //! This module owns the explanation of a `Denied` (spec §6) for one call of a lifecycle
 //! command: the runtime's code becomes an exit code ([`crate::exit::exit_for_denial`]) and
 //! a sentence naming the verb and the tool; an unknown tool gets the closest known id. The
-//! JSON error carries the same facts as `error.denial` (wire tokens). It must never print a
-//! token's secret: a token is named by its id only.
+//! JSON error carries the same facts as `error.denial` (wire tokens). A token is named by
+//! its id, client and scope from this user's enrolment book (looked up by the secret's
+//! digest, [`crate::token::record_of`]), with the `devint enrol` command that would cover
+//! the refused call. It must never print a token's secret.
 
 use devint::session::ClientError;
 use devint::verbs::{ToolId, Verb};
@@ -14,8 +16,10 @@ use devint_net::client::ClientIoError;
 use serde_json::json;
 
 use crate::args;
+use crate::enrol;
 use crate::exit::{deny_token, CliError, Exit};
 use crate::suggest;
+use crate::token::Holder;
 
 /// The call that was refused.
 #[derive(Debug, Clone, Copy)]
@@ -52,8 +56,8 @@ pub fn verb_words(verb: Verb) -> &'static str {
     }
 }
 
-/// Explain `e`, the failure of `call`.
-pub fn explain(e: ClientIoError, call: Call<'_>) -> CliError {
+/// Explain `e`, the failure of `call` made with `holder`'s token.
+pub fn explain(e: ClientIoError, call: Call<'_>, holder: &Holder) -> CliError {
     let ClientIoError::Session(ClientError::Denied {
         code,
         message,
@@ -64,22 +68,64 @@ pub fn explain(e: ClientIoError, call: Call<'_>) -> CliError {
         return CliError::from(e);
     };
     let tool_words = call.tool.map(ToString::to_string);
+    let record = holder.record.as_ref();
+    let who = match record {
+        Some(r) => format!(
+            "token {} (client {})",
+            r.token_id().as_str(),
+            r.client_name().as_str()
+        ),
+        None => format!("the token from {}", holder.source.describe()),
+    };
     let (text, fix) = match code {
-        DenyCode::Unauthenticated => (
-            format!(
-                "the runtime does not know this client's token (never enrolled with it, or revoked), so it would not {}",
-                call.words()
+        DenyCode::Unauthenticated => match record {
+            Some(_) => (
+                format!(
+                    "the runtime does not know {who}, though this user's enrolment book does: the runtime reads another state directory"
+                ),
+                "run the command against the runtime of that state directory (--socket), or enrol with the runtime's own (--state-dir)".to_owned(),
             ),
-            "enrol this client: `devint enrol --client cli --all-tools --verbs full` (or point AA_DEVINT_TOKEN_FILE at your token file)".to_owned(),
-        ),
+            None => (
+                format!(
+                    "the runtime does not know {who} (never enrolled with it, or revoked), so it would not {}",
+                    call.words()
+                ),
+                format!("enrol the client: {}", holder.source.enrol_hint()),
+            ),
+        },
         DenyCode::TokenExpired => (
-            format!("this client's token has expired, so the runtime would not {}", call.words()),
-            "enrol the client again (`devint enrol --client NAME …`), which replaces the expired token".to_owned(),
+            format!("{who} has expired, so the runtime would not {}", call.words()),
+            match record {
+                Some(r) => format!(
+                    "enrol the client again (the old token is revoked): `{}`",
+                    enrol::command_for(r.client_name(), r.scope(), None)
+                ),
+                None => format!("enrol the client again: {}", holder.source.enrol_hint()),
+            },
         ),
-        DenyCode::OutOfScope => (
-            format!("this client's token does not allow it to {}", call.words()),
-            "enrol the client again with that verb and tool in its scope (`devint enrol --client NAME --tool TOOL --verbs …`)".to_owned(),
-        ),
+        DenyCode::OutOfScope => match record {
+            Some(r) => {
+                let (tools, verbs) = enrol::scope_words(r.scope());
+                (
+                    format!(
+                        "{who} may not {}: its scope is {tools}, {verbs}",
+                        call.words()
+                    ),
+                    format!(
+                        "enrol the client again with a scope that covers it (the old token is revoked): `{}`",
+                        enrol::command_for(
+                            r.client_name(),
+                            r.scope(),
+                            Some((call.verb, call.tool))
+                        )
+                    ),
+                )
+            }
+            None => (
+                format!("{who} does not allow it to {}", call.words()),
+                "enrol the client again with that verb and tool in its scope (`devint enrol --client NAME --tool TOOL --verbs …`)".to_owned(),
+            ),
+        },
         DenyCode::UnknownTool => (
             format!(
                 "the runtime has no adapter for {}{}",
@@ -89,10 +135,6 @@ pub fn explain(e: ClientIoError, call: Call<'_>) -> CliError {
                     .unwrap_or_default()
             ),
             "`devint tools` lists the tools it knows".to_owned(),
-        ),
-        DenyCode::LifecycleError => (
-            format!("the runtime refused to {}: {message}", call.words()),
-            remediation,
         ),
         _ => (
             format!("the runtime refused to {}: {message}", call.words()),
@@ -104,7 +146,7 @@ pub fn explain(e: ClientIoError, call: Call<'_>) -> CliError {
         "code": deny_token(code),
         "verb": call.verb.token(),
         "tool": tool_words,
-        "token_id": null,
+        "token_id": record.map(|r| r.token_id().as_str()),
     }));
     error
 }

@@ -3,31 +3,36 @@
 //! Enrolment is not a DI-API verb (the verb set is closed), so these commands edit the book
 //! file directly, as the user who owns it, under its lock ([`BookFile::update`]); a running
 //! runtime sees the change on its next request. This module owns the token's one trip to
-//! disk (the client's `0600` token file) and must never print a secret unless `--print`
-//! was given, nor leave a window without a valid token when rotating (spec §7:
-//! issue-new-then-revoke-old).
+//! disk: each client's own `0600` file (`<client>.token` beside the socket, unless
+//! `--token-file`), which is never overwritten with another client's token. Enrolling a
+//! client again replaces its token: the new one is issued and written, then every other
+//! token of that client is revoked at once (spec §7: issue-new-then-revoke-old, so there is
+//! never a moment without a valid token). It must never print a secret unless `--print`
+//! was given.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use devint::auth::{ClientName, EnrolmentRecord, Scope, TokenId, ToolScope};
+use devint::auth::{ClientName, EnrolmentBook, EnrolmentRecord, Scope, TokenId, ToolScope};
 use devint::verbs::{ToolId, Verb, VerbSet};
 use devint_net::book::BookFile;
-use devint_net::token_file::write_token_file;
+use devint_net::token_file::{read_token_file, token_file_for_client, write_token_file};
 use serde_json::{json, Value};
 
 use crate::args;
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
+use crate::state::StateDir;
 use crate::words;
 
 /// `devint enrol`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("tools").required(true).args(["tool", "all_tools"])))]
 pub struct EnrolArgs {
-    /// The client's name (shown in audit records and `tokens list`).
-    #[arg(long)]
-    pub client: String,
+    /// The client's name (audit records, `tokens list`, and its token file NAME.token).
+    /// Enrolling a name again replaces that client's token.
+    #[arg(long, value_name = "NAME", value_parser = args::parsed(parse_client))]
+    pub client: ClientName,
     /// A tool the token may act on (repeat for more).
     #[arg(long, value_parser = args::ToolArg,
           add = clap_complete::engine::ArgValueCandidates::new(args::tool_candidates))]
@@ -39,16 +44,19 @@ pub struct EnrolArgs {
     /// a comma-separated list of verbs.
     #[arg(long, default_value = "read-only", value_parser = parse_verbs)]
     pub verbs: VerbSet,
-    /// How long the token lives (`30d`, `1y`, `12h`, `1h30m`, `3600s`).
-    #[arg(long, default_value = "30d", value_parser = args::duration())]
+    /// How long the token lives (`30d`, `1y`, `12h`, `1h30m`, `3600s`; at most 1 year).
+    #[arg(long, default_value = "30d", value_parser = args::ttl())]
     pub ttl: Duration,
-    /// Where to write the token (default: AA_DEVINT_TOKEN_FILE, else devint.token beside
-    /// the socket).
-    #[arg(long)]
+    /// Where to write the token (default: NAME.token beside the socket).
+    #[arg(long, value_name = "PATH")]
     pub token_file: Option<PathBuf>,
     /// Also print the token on stdout (it is a secret: only for piping into a keychain).
     #[arg(long)]
     pub print: bool,
+}
+
+fn parse_client(s: &str) -> Result<ClientName, String> {
+    ClientName::parse(s).map_err(|e| e.to_string())
 }
 
 /// clap parser for `--verbs`.
@@ -75,10 +83,6 @@ pub fn parse_verbs(s: &str) -> Result<VerbSet, String> {
     Ok(set)
 }
 
-fn now() -> u64 {
-    words::now_unix_secs()
-}
-
 fn book_error(e: devint_net::book::BookFileError) -> CliError {
     let exit = match &e {
         devint_net::book::BookFileError::Enrolment(
@@ -99,24 +103,63 @@ fn scope_json(scope: &Scope) -> Value {
     })
 }
 
-fn scope_words(scope: &Scope) -> (String, String) {
-    let tools = match &scope.tools {
-        ToolScope::All => "all tools".to_owned(),
-        ToolScope::Only(set) => set.iter().cloned().collect::<Vec<_>>().join(","),
-    };
-    let verbs = if scope.verbs == VerbSet::full_lifecycle() {
+/// The `--verbs` value for a set: `full`, `read-only`, or the list.
+fn verbs_flag(verbs: VerbSet) -> String {
+    if verbs == VerbSet::full_lifecycle() {
         "full".to_owned()
-    } else if scope.verbs == VerbSet::read_only() {
+    } else if verbs == VerbSet::read_only() {
         "read-only".to_owned()
     } else {
-        scope
-            .verbs
+        verbs
             .iter()
             .map(|v| v.token())
             .collect::<Vec<_>>()
             .join(",")
+    }
+}
+
+/// A scope in words: (`all tools` or the ids, `full` / `read-only` / the verbs).
+pub fn scope_words(scope: &Scope) -> (String, String) {
+    let tools = match &scope.tools {
+        ToolScope::All => "all tools".to_owned(),
+        ToolScope::Only(set) => set.iter().cloned().collect::<Vec<_>>().join(", "),
     };
-    (tools, verbs)
+    (tools, verbs_flag(scope.verbs))
+}
+
+/// The `devint enrol` command that gives `client` `scope`, widened to cover `add` (a verb,
+/// and the tool it was refused on).
+pub fn command_for(
+    client: &ClientName,
+    scope: &Scope,
+    add: Option<(Verb, Option<&ToolId>)>,
+) -> String {
+    let mut verbs = scope.verbs;
+    let mut tools: Option<Vec<String>> = match &scope.tools {
+        ToolScope::All => None,
+        ToolScope::Only(set) => Some(set.iter().cloned().collect()),
+    };
+    if let Some((verb, tool)) = add {
+        verbs = verbs.with(verb);
+        if let (Some(list), Some(tool)) = (tools.as_mut(), tool) {
+            if !list.iter().any(|t| t == tool.as_str()) {
+                list.push(tool.as_str().to_owned());
+            }
+        }
+    }
+    let tools = match tools {
+        None => "--all-tools".to_owned(),
+        Some(list) => list
+            .iter()
+            .map(|t| format!("--tool {t}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    format!(
+        "devint enrol --client {} {tools} --verbs {}",
+        client.as_str(),
+        verbs_flag(verbs)
+    )
 }
 
 fn record_json(r: &EnrolmentRecord, now: u64) -> Value {
@@ -130,22 +173,74 @@ fn record_json(r: &EnrolmentRecord, now: u64) -> Value {
     })
 }
 
-/// Run `enrol`.
+/// Refuse to write over a file holding another client's enrolled token.
+fn check_not_anothers(
+    file: &Path,
+    client: &ClientName,
+    book: &EnrolmentBook,
+) -> Result<(), CliError> {
+    let Ok(secret) = read_token_file(file) else {
+        return Ok(());
+    };
+    match book.find(&secret) {
+        Some(r) if r.client_name() != client => Err(CliError::usage(format!(
+            "{} holds the token of client {} ({}); enrolling {} there would lock {} out",
+            file.display(),
+            r.client_name().as_str(),
+            r.token_id().as_str(),
+            client.as_str(),
+            r.client_name().as_str()
+        ))
+        .fix(format!(
+            "leave --token-file out (each client gets NAME.token beside the socket), or revoke {}'s token first (`devint tokens revoke {}`)",
+            r.client_name().as_str(),
+            r.token_id().as_str()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Revoke every token of `client` but `keep`; returns the revoked ids.
+fn revoke_others(
+    file: &BookFile,
+    client: &ClientName,
+    keep: &TokenId,
+) -> Result<Vec<TokenId>, CliError> {
+    file.update(|b| {
+        let old: Vec<TokenId> = b
+            .list()
+            .filter(|r| r.client_name() == client && r.token_id() != keep)
+            .map(|r| r.token_id().clone())
+            .collect();
+        for id in &old {
+            b.revoke(id)?;
+        }
+        Ok(old)
+    })
+    .map_err(book_error)
+}
+
+/// Run `enrol`: issue, write the client's own file, then revoke the client's older tokens.
 pub fn enrol(
     out: &Out,
-    book: &Path,
+    state: &StateDir,
+    socket: &Path,
     args: &EnrolArgs,
-    token_file: &Path,
 ) -> Result<Exit, CliError> {
-    let client = ClientName::parse(&args.client).map_err(|e| {
-        CliError::usage(format!("--client: {e}")).fix("use a short name such as `vscode` or `cli`")
-    })?;
+    let client = &args.client;
     for tool in &args.tool {
         if devint_runtime::adapters::find(tool.as_str()).is_none() {
-            return Err(CliError::usage(format!("no adapter knows the tool {tool}"))
-                .fix("`devint tools` lists the tool ids"));
+            return Err(CliError::usage(format!(
+                "no adapter knows the tool {tool}{}",
+                crate::suggest::did_you_mean(tool.as_str(), args::known_tools())
+            ))
+            .fix("`devint tools` lists the tool ids"));
         }
     }
+    let token_file = match &args.token_file {
+        Some(f) => f.clone(),
+        None => token_file_for_client(socket, client),
+    };
     let scope = Scope {
         tools: if args.all_tools {
             ToolScope::All
@@ -154,16 +249,18 @@ pub fn enrol(
         },
         verbs: args.verbs,
     };
-    let issued_at = now();
-    let file = BookFile::new(book);
+    let issued_at = words::now_unix_secs();
+    let file = BookFile::new(state.book());
+    check_not_anothers(&token_file, client, &file.load().map_err(book_error)?)?;
     let (id, secret) = file
         .update(|b| b.issue(client.clone(), scope.clone(), args.ttl, issued_at))
         .map_err(book_error)?;
-    if let Err(e) = write_token_file(token_file, &secret) {
+    if let Err(e) = write_token_file(&token_file, &secret) {
         // Never leave a record whose secret nobody holds.
         let _ = file.update(|b| b.revoke(&id).map(|_| ()));
         return Err(CliError::internal(e.to_string()).fix("choose a writable --token-file"));
     }
+    let revoked = revoke_others(&file, client, &id)?;
     let expires_at = issued_at.saturating_add(args.ttl.as_secs());
     let token = args.print.then(|| secret.expose_secret_hex());
     let (tools, verbs) = scope_words(&scope);
@@ -178,6 +275,7 @@ pub fn enrol(
             "scope": scope_json(&scope),
             "token_file": token_file.display().to_string(),
             "token": token.as_ref().map(|t| t.as_str()),
+            "revoked_token_ids": revoked.iter().map(TokenId::as_str).collect::<Vec<_>>(),
         }),
         |p| {
             let mut text = format!(
@@ -189,6 +287,12 @@ pub fn enrol(
                 words::relative(expires_at),
                 token_file.display()
             );
+            for old in &revoked {
+                text.push_str(&format!(
+                    "  replaces {}, revoked now: its next request is denied\n",
+                    old.as_str()
+                ));
+            }
             if let Some(t) = &token {
                 text.push_str(&format!("{}\n", t.as_str()));
             }
@@ -204,7 +308,8 @@ pub enum TokensAction {
     /// List the enrolled tokens (ids, clients, scope, expiry; never secrets).
     #[command(after_help = "Example:\n  devint tokens list")]
     List,
-    /// Issue a new token with the same scope, write it, then revoke the old one.
+    /// Issue a new token with the same scope, write it to the client's file, then revoke
+    /// the old one.
     #[command(
         after_help = "Example:\n  devint tokens rotate tok_0123456789abcdef0123456789abcdef"
     )]
@@ -212,8 +317,9 @@ pub enum TokensAction {
         /// The token id (from `devint tokens list`).
         #[arg(value_parser = parse_token_id)]
         id: TokenId,
-        /// Where to write the new token (default as for `enrol`).
-        #[arg(long)]
+        /// Where to write the new token (default: the client's NAME.token beside the
+        /// socket).
+        #[arg(long, value_name = "PATH")]
         token_file: Option<PathBuf>,
     },
     /// Revoke a token: the next request with it is denied.
@@ -248,11 +354,11 @@ fn parse_token_id(s: &str) -> Result<TokenId, String> {
 /// Run `tokens list`.
 pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
     let book = BookFile::new(book).load().map_err(book_error)?;
-    let now = now();
+    let now = words::now_unix_secs();
     let records: Vec<Value> = book.list().map(|r| record_json(r, now)).collect();
     out.result("tokens list", None, &json!({ "tokens": records }), |p| {
         if book.is_empty() {
-            return "no client is enrolled; `devint enrol --client NAME --all-tools` enrols one"
+            return "No client is enrolled; `devint enrol --client NAME --all-tools` enrols one."
                 .into();
         }
         let mut t = p
@@ -281,19 +387,25 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
     Ok(Exit::Ok)
 }
 
-/// Run `tokens rotate`: issue the new record, write the new token file, then revoke the
-/// old record — so there is never a moment without a valid token (spec §7).
-pub fn rotate(out: &Out, book: &Path, id: &TokenId, token_file: &Path) -> Result<Exit, CliError> {
-    let file = BookFile::new(book);
-    let issued_at = now();
+/// Run `tokens rotate`: issue the new record, write the client's token file, then revoke
+/// the old record — so there is never a moment without a valid token (spec §7).
+pub fn rotate(
+    out: &Out,
+    state: &StateDir,
+    socket: &Path,
+    id: &TokenId,
+    token_file: Option<&Path>,
+) -> Result<Exit, CliError> {
+    let file = BookFile::new(state.book());
+    let issued_at = words::now_unix_secs();
     let (new_id, secret, old) = file
         .update(|b| {
             let old = b
                 .get(id)
                 .cloned()
                 .ok_or_else(|| devint::auth::EnrolmentError::UnknownTokenId(id.clone()))?;
-            let lifetime =
-                Duration::from_secs(old.expires_at().saturating_sub(old.issued_at()).max(1));
+            let lifetime = Duration::from_secs(old.expires_at().saturating_sub(old.issued_at()))
+                .clamp(Duration::from_secs(1), args::MAX_TTL);
             let (new_id, secret) = b.issue(
                 old.client_name().clone(),
                 old.scope().clone(),
@@ -303,7 +415,11 @@ pub fn rotate(out: &Out, book: &Path, id: &TokenId, token_file: &Path) -> Result
             Ok((new_id, secret, old))
         })
         .map_err(book_error)?;
-    if let Err(e) = write_token_file(token_file, &secret) {
+    let token_file = match token_file {
+        Some(f) => f.to_path_buf(),
+        None => token_file_for_client(socket, old.client_name()),
+    };
+    if let Err(e) = write_token_file(&token_file, &secret) {
         let _ = file.update(|b| b.revoke(&new_id).map(|_| ()));
         return Err(
             CliError::internal(format!("{e}; the old token {id} is still valid"))
@@ -369,5 +485,24 @@ mod tests {
         assert!(!set.contains(Verb::Apply));
         assert!(parse_verbs("status,launch").is_err());
         assert!(parse_verbs(",").is_err());
+    }
+
+    #[test]
+    fn the_enrol_command_for_a_refusal_widens_the_scope_to_cover_it() {
+        let client = ClientName::parse("vscode").unwrap();
+        let codex = ToolId::parse("codex").unwrap();
+        let scope = Scope {
+            tools: ToolScope::only(["claude-code".to_owned()]),
+            verbs: VerbSet::read_only(),
+        };
+        assert_eq!(
+            command_for(&client, &scope, Some((Verb::Plan, Some(&codex)))),
+            "devint enrol --client vscode --tool claude-code --tool codex --verbs list_tools,plan,status,verify,scoped_events"
+        );
+        let all = Scope::full_lifecycle(ToolScope::All);
+        assert_eq!(
+            command_for(&client, &all, None),
+            "devint enrol --client vscode --all-tools --verbs full"
+        );
     }
 }

@@ -1,33 +1,27 @@
 //! Reading the small private files the command keeps for itself (kept plans, the serving
-//! record): never through a symlink, never blocking on a FIFO or device, only a regular
-//! file this user owns and nobody else can read, at most [`MAX_BYTES`].
+//! record), through the one safe reader (`devint_fs::read`: never blocking on a FIFO, never
+//! reading a device, capped): only a regular file this user owns that nobody else can read,
+//! not through a symlink, at most [`LIMIT`].
 //!
-//! This module owns that one read. Anything that is not such a file reads as absent: these
+//! This module owns that policy. Anything that is not such a file reads as absent: these
 //! files are conveniences, and a stranger's file in their place is ignored, not trusted.
 
-use std::io::Read;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use devint_fs::private;
+use devint_fs::read::{open_regular, read_capped, Follow, Limit};
 
 /// The largest such file read: one DI-API frame.
-pub const MAX_BYTES: u64 = 1 << 20;
+pub const LIMIT: Limit = Limit {
+    bytes: 1 << 20,
+    what: "file the command keeps",
+};
 
 /// The bytes of the private file at `path`, or `None` if it is absent or not such a file.
 pub fn read_private(path: &Path) -> Option<Vec<u8>> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
-        .open(path)
-        .ok()?;
-    let meta = file.metadata().ok()?;
-    if private::check_private(&meta, false).is_err() || meta.size() > MAX_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(meta.size() as usize);
-    file.take(MAX_BYTES).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    let (mut file, meta) = open_regular(path, Follow::NoFinalSymlink).ok()??;
+    private::check_private(&meta, false).ok()?;
+    read_capped(path, &mut file, &meta, LIMIT).ok()
 }
 
 #[cfg(test)]

@@ -71,9 +71,13 @@ mod suggest;
 #[cfg(not(loom))]
 mod table;
 #[cfg(not(loom))]
+mod token;
+#[cfg(not(loom))]
 mod tools;
 #[cfg(not(loom))]
 mod version;
+#[cfg(not(loom))]
+mod whoami;
 #[cfg(not(loom))]
 mod words;
 
@@ -99,6 +103,8 @@ use crate::output::{Out, OutputMode};
 use crate::profile::ProfileAction;
 #[cfg(not(loom))]
 use crate::state::StateDir;
+#[cfg(not(loom))]
+use crate::token::TokenSource;
 
 /// The command line's definition, with the build's commit in `--version`.
 #[cfg(not(loom))]
@@ -206,19 +212,14 @@ fn socket_path(flag: Option<&Path>) -> Result<PathBuf, CliError> {
     }
 }
 
-/// `AA_DEVINT_TOKEN_FILE`, else `devint.token` beside the socket (spec §7).
-#[cfg(not(loom))]
-fn token_file(socket: &Path) -> PathBuf {
-    let env = std::env::var_os(devint_net::token_file::TOKEN_FILE_ENV);
-    devint_net::token_file::token_file_path(socket, env.as_deref())
-}
-
 #[cfg(not(loom))]
 async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
+    let socket = || socket_path(cli.socket.as_deref());
     let ctx = || -> Result<Ctx, CliError> {
-        let socket = socket_path(cli.socket.as_deref())?;
+        let socket = socket()?;
+        let client = cli.command.token_choice().and_then(|t| t.client.as_ref());
         Ok(Ctx {
-            token_file: token_file(&socket),
+            token: TokenSource::choose(&socket, client),
             socket,
             out,
             allow_unverified: cli.allow_unverified_runtime,
@@ -226,28 +227,19 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
     };
     let state = || StateDir::resolve(cli.state_dir.as_deref());
     match &cli.command {
-        Command::Serve(args) => {
-            serve::run(&socket_path(cli.socket.as_deref())?, &state()?, args).await
-        }
-        Command::Enrol(args) => {
-            let file = match &args.token_file {
-                Some(f) => f.clone(),
-                None => token_file(&socket_path(cli.socket.as_deref())?),
-            };
-            enrol::enrol(&out, &state()?.book(), args, &file)
-        }
+        Command::Serve(args) => serve::run(&socket()?, &state()?, args).await,
+        Command::Enrol(args) => enrol::enrol(&out, &state()?, &socket()?, args),
         Command::Tokens { action } => match action {
             TokensAction::List => enrol::list(&out, &state()?.book()),
-            TokensAction::Rotate { id, token_file: f } => {
-                let file = match f {
-                    Some(f) => f.clone(),
-                    None => token_file(&socket_path(cli.socket.as_deref())?),
-                };
-                enrol::rotate(&out, &state()?.book(), id, &file)
+            TokensAction::Rotate { id, token_file } => {
+                enrol::rotate(&out, &state()?, &socket()?, id, token_file.as_deref())
             }
             TokensAction::Revoke { id } => enrol::revoke(&out, &state()?.book(), id),
         },
-        Command::Whoami(_) => Err(CliError::internal("whoami is not available yet")),
+        Command::Whoami(_) => {
+            let ctx = ctx()?;
+            whoami::run(&out, &ctx.socket, &state()?, &ctx.token).await
+        }
         Command::Tools(_) => tools::run(&ctx()?).await,
         Command::Plan(cmd) => plan::plan(&ctx()?, cmd).await,
         Command::Apply(cmd) => plan::apply(&ctx()?, cmd).await,
@@ -261,7 +253,7 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
             ProfileAction::List => profile::list(&out, &state()?),
             ProfileAction::Show { id } => profile::show(&out, &state()?, id),
         },
-        Command::Version => version::run(&out, &socket_path(cli.socket.as_deref())?).await,
+        Command::Version => version::run(&out, &socket()?).await,
         // The demo is a narrated walk-through: always human text.
         Command::Demo { keep } => {
             let human = Out {

@@ -107,8 +107,16 @@ fn recalled(ctx: &Ctx, tool: &ToolId, id: &PlanId) -> Result<PlanView, CliError>
 pub async fn apply(ctx: &Ctx, cmd: &ApplyCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "apply", Verb::Apply).await?;
     let plan = plan_to_apply(ctx, &mut rs, cmd).await?;
-    ctx.out
-        .print(&render::plan_preview(&ctx.out.page(), &plan))?;
+    let privileged = plan
+        .steps
+        .iter()
+        .any(|s| s.privilege == Privilege::PrivilegedHost);
+    // A plan reviewed with `devint plan` and applied with --yes is not shown again, unless
+    // a privileged host step is about to ask its own question.
+    if cmd.plan.is_none() || !cmd.yes || privileged {
+        ctx.out
+            .print(&render::plan_preview(&ctx.out.page(), &plan))?;
+    }
     if plan.steps.is_empty() {
         ctx.out
             .note("this plan has no steps; applying it records that nothing needed changing");

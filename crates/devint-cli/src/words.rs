@@ -273,7 +273,7 @@ pub fn relative(unix_secs: u64) -> String {
 
 /// A span in its largest unit, rounded: `45 seconds`, `3 minutes`, `2 hours`, `30 days`.
 pub fn rough_span(secs: u64) -> String {
-    let rounded = |unit: u64| (secs + unit / 2) / unit;
+    let rounded = |unit: u64| secs.saturating_add(unit / 2) / unit;
     let (n, unit) = match secs {
         s if s < 120 => (s, "second"),
         s if s < 2 * 3600 => (rounded(60), "minute"),

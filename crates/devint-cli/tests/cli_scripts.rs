@@ -24,7 +24,6 @@ fn child(s: &Sandbox, args: &[&str]) -> Command {
         ("HOME", s.home()),
         ("PATH", s.bin()),
         ("AA_DEVINT_SOCKET", s.socket()),
-        ("AA_DEVINT_TOKEN_FILE", s.token_file()),
         ("AA_DEVINT_STATE_DIR", s.state()),
         ("NO_COLOR", PathBuf::from("1")),
     ] {

@@ -31,17 +31,14 @@ fn enrol_writes_a_0600_token_file_and_does_not_print_the_token() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let token = std::fs::read_to_string(s.token_file()).unwrap();
+    let file = s.client_token_file("ide");
+    let token = std::fs::read_to_string(&file).unwrap();
     assert_eq!(token.len(), 65);
-    let mode = std::fs::metadata(s.token_file())
-        .unwrap()
-        .permissions()
-        .mode()
-        & 0o777;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains(token.trim()), "the token leaked: {stdout}");
-    assert!(stdout.contains(&s.token_file().display().to_string()));
+    assert!(stdout.contains(&file.display().to_string()));
 }
 
 #[test]
@@ -53,7 +50,7 @@ fn enrol_print_shows_the_token_that_was_written() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let token = std::fs::read_to_string(s.token_file()).unwrap();
+    let token = std::fs::read_to_string(s.client_token_file("ide")).unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains(token.trim()));
 }
 
@@ -91,9 +88,7 @@ fn a_revoked_token_is_denied_on_the_next_command_with_exit_8() {
         .arg("tools")
         .assert()
         .code(8)
-        .stderr(predicate::str::contains(
-            "does not know this client's token",
-        ));
+        .stderr(predicate::str::contains("does not know the token"));
 }
 
 #[test]
@@ -138,9 +133,7 @@ fn a_read_only_token_cannot_plan_exit_8() {
         .args(["plan", "claude-code", "--scope", "user"])
         .assert()
         .code(8)
-        .stderr(predicate::str::contains(
-            "does not allow it to plan claude-code",
-        ));
+        .stderr(predicate::str::contains("may not plan claude-code"));
 }
 
 #[test]
@@ -189,4 +182,175 @@ fn a_token_file_others_can_read_is_refused_with_exit_8() {
         .assert()
         .code(8)
         .stderr(predicate::str::contains("chmod 600"));
+}
+
+#[test]
+fn each_client_gets_its_own_token_file_and_enrolling_one_never_breaks_another() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let cli_before = std::fs::read(s.token_file()).unwrap();
+    let (code, doc) = s.json(&["enrol", "--client", "vscode", "--tool", "claude-code"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(
+        doc["result"]["token_file"],
+        s.client_token_file("vscode").display().to_string()
+    );
+    assert_eq!(std::fs::read(s.token_file()).unwrap(), cli_before);
+    // The command still runs as cli; --client chooses another client's token.
+    s.devint()
+        .args(["plan", "claude-code", "--scope", "user"])
+        .assert()
+        .code(0);
+    s.devint()
+        .args(["plan", "claude-code", "--scope", "user", "--client", "vscode"])
+        .assert()
+        .code(8)
+        .stderr(predicate::str::contains("(client vscode) may not plan claude-code"))
+        .stderr(predicate::str::contains(
+            "devint enrol --client vscode --tool claude-code --verbs list_tools,plan,status,verify,scoped_events",
+        ));
+}
+
+#[test]
+fn enrolling_a_client_again_rotates_its_token_and_revokes_the_old_one_at_once() {
+    let mut s = Sandbox::new();
+    s.serve();
+    let first = s.enrol("full");
+    let old_copy = s.root().join("old.token");
+    std::fs::copy(s.token_file(), &old_copy).unwrap();
+    std::fs::set_permissions(&old_copy, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (code, doc) = s.json(&["enrol", "--client", "cli", "--all-tools", "--verbs", "full"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(doc["result"]["revoked_token_ids"][0], first.as_str());
+    s.devint().arg("tools").assert().code(0);
+    s.devint()
+        .env("AA_DEVINT_TOKEN_FILE", &old_copy)
+        .arg("tools")
+        .assert()
+        .code(8);
+    let (_, list) = s.json(&["tokens", "list"]);
+    let tokens = list["result"]["tokens"].as_array().unwrap();
+    assert_eq!(tokens.len(), 1, "{list}");
+    assert_ne!(tokens[0]["token_id"], first.as_str());
+}
+
+#[test]
+fn enrol_refuses_to_overwrite_another_clients_token_file() {
+    let s = Sandbox::new();
+    s.enrol("full");
+    let before = std::fs::read(s.token_file()).unwrap();
+    s.devint()
+        .args(["enrol", "--client", "ide", "--all-tools", "--token-file"])
+        .arg(s.token_file())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("holds the token of client cli"));
+    assert_eq!(std::fs::read(s.token_file()).unwrap(), before);
+    let (_, list) = s.json(&["tokens", "list"]);
+    assert_eq!(list["result"]["tokens"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn the_token_can_come_from_aa_devint_token_or_the_spec_default_file() {
+    let mut s = Sandbox::new();
+    s.serve();
+    // A client that follows spec §7 without configuration reads devint.token beside the
+    // socket: the file of the client named `devint`.
+    let (code, doc) = s.json(&["enrol", "--client", "devint", "--all-tools"]);
+    assert_eq!(code, 0);
+    let default = s.run_dir().join("devint.token");
+    assert_eq!(doc["result"]["token_file"], default.display().to_string());
+    s.devint()
+        .env("AA_DEVINT_TOKEN_FILE", &default)
+        .arg("tools")
+        .assert()
+        .code(0);
+    let secret = std::fs::read_to_string(&default).unwrap();
+    s.devint()
+        .env("AA_DEVINT_TOKEN", secret.trim())
+        .arg("tools")
+        .assert()
+        .code(0);
+    let out = s
+        .devint()
+        .env("AA_DEVINT_TOKEN", "not-a-token-secret-value")
+        .arg("tools")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(8));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("AA_DEVINT_TOKEN does not hold a token"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not-a-token-secret-value"), "{stderr}");
+}
+
+#[test]
+fn whoami_names_the_token_its_client_scope_and_expiry_never_the_secret() {
+    let mut s = Sandbox::new();
+    s.devint()
+        .arg("whoami")
+        .assert()
+        .code(8)
+        .stderr(predicate::str::contains("devint enrol --client cli"));
+    let id = s.enrol("read-only");
+    let (code, doc) = s.json(&["whoami"]);
+    assert_eq!(code, 0, "{doc}");
+    let r = &doc["result"];
+    assert_eq!(r["token_id"], id.as_str());
+    assert_eq!(r["client_name"], "cli");
+    assert_eq!(r["token_source"]["kind"], "cli");
+    assert_eq!(r["scope"]["verbs"], "read-only");
+    assert_eq!(r["runtime_reachable"], false);
+    let secret = std::fs::read_to_string(s.token_file()).unwrap();
+    assert!(!doc.to_string().contains(secret.trim()));
+    s.serve();
+    s.snapshot("whoami", &["whoami"]);
+}
+
+#[test]
+fn an_expired_token_is_named_with_the_command_that_replaces_it() {
+    let mut s = Sandbox::new();
+    s.serve();
+    let (code, _) = s.json(&[
+        "enrol",
+        "--client",
+        "cli",
+        "--tool",
+        "claude-code",
+        "--verbs",
+        "full",
+        "--ttl",
+        "1s",
+    ]);
+    assert_eq!(code, 0);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    s.devint()
+        .args(["status", "claude-code"])
+        .assert()
+        .code(8)
+        .stderr(predicate::str::contains("(client cli) has expired"))
+        .stderr(predicate::str::contains(
+            "devint enrol --client cli --tool claude-code --verbs full",
+        ));
+}
+
+#[test]
+fn a_ttl_above_one_year_is_refused_and_nothing_is_enrolled() {
+    let s = Sandbox::new();
+    for ttl in ["18446744073709551615s", "367d", "2y"] {
+        s.devint()
+            .args(["enrol", "--client", "cli", "--all-tools", "--ttl", ttl])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("at most one year"));
+    }
+    let (_, list) = s.json(&["tokens", "list"]);
+    assert_eq!(list["result"]["tokens"].as_array().unwrap().len(), 0);
+    s.devint()
+        .args(["enrol", "--client", "cli", "--all-tools", "--ttl", "1y"])
+        .assert()
+        .code(0);
 }

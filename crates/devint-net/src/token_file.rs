@@ -16,6 +16,10 @@ use devint_fs::read::{self, FileKind, Follow, ReadError};
 pub const TOKEN_FILE_ENV: &str = "AA_DEVINT_TOKEN_FILE";
 /// The default file name, beside the socket.
 pub const DEFAULT_TOKEN_FILE_NAME: &str = "devint.token";
+/// The environment variable holding a token itself (64 lowercase hex characters), for a
+/// client that cannot read a file. Any process of the same user can read another's
+/// environment (`/proc/PID/environ`), so a token here is exactly as private as that.
+pub const TOKEN_ENV: &str = "AA_DEVINT_TOKEN";
 
 /// The client's token file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -74,15 +78,13 @@ pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf
     }
 }
 
-/// The directory, beside the socket, that holds enrolled clients' token files by name.
-pub const CLIENT_TOKENS_DIR: &str = "tokens";
-
-/// The token file of the enrolled client named `client`: `tokens/<client>.token` in the
-/// socket's directory (what `devint --client NAME` and the sidecar's `client` read).
+/// The token file of the enrolled client named `client`: `<client>.token` in the socket's
+/// directory, where `devint enrol --client NAME` writes it. Each client has its own file,
+/// so enrolling one never overwrites another's; the spec §7 default `devint.token` is the
+/// file of the client named `devint`, which a client that follows spec §7 without
+/// configuration reads.
 pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
-    private_fs::parent_dir(socket_path)
-        .join(CLIENT_TOKENS_DIR)
-        .join(format!("{}.token", client.as_str()))
+    private_fs::parent_dir(socket_path).join(format!("{}.token", client.as_str()))
 }
 
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,

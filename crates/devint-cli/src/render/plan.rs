@@ -75,7 +75,8 @@ pub fn plan(p: &Page, plan: &PlanView) -> String {
     out
 }
 
-/// `devint apply --scope`: the plan about to be applied, for review before the question.
+/// `devint apply`: the plan about to be applied, for review before the question (ends
+/// with a blank line, before the question or the result).
 pub fn plan_preview(p: &Page, plan: &PlanView) -> String {
     let mut out = format!(
         "{} for {} (plan {}):\n",
@@ -84,13 +85,14 @@ pub fn plan_preview(p: &Page, plan: &PlanView) -> String {
         plan.plan_id
     );
     out.push_str(&body(p, plan));
+    out.push('\n');
     out
 }
 
 /// What an apply did, in one line, then the level it left and what would raise it.
 pub fn apply_result(p: &Page, tool: &str, a: &ApplyView) -> String {
     let s = &p.s;
-    let mut out = String::from("\n");
+    let mut out = String::new();
     let failed = a
         .steps
         .iter()

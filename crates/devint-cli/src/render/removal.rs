@@ -53,6 +53,7 @@ pub fn removal_preview(p: &Page, r: &RemovalView) -> String {
     );
     out.push_str(&steps(p, &r.steps));
     out.push_str(&residual(p, r, true));
+    out.push('\n');
     out
 }
 
@@ -69,7 +70,7 @@ pub fn removal_result(p: &Page, r: &RemovalView) -> String {
         return out;
     }
     let mut out = format!(
-        "\n{} devint's integration of {}: {} undone (plan {}).\n",
+        "{} devint's integration of {}: {} undone (plan {}).\n",
         p.s.good("Removed"),
         r.tool_id,
         count(r.steps.len(), "step"),

@@ -32,6 +32,7 @@ pub fn repair_preview(p: &Page, st: &StatusView) -> String {
             "  repair writes devint's values back; other settings are left alone."
         );
     }
+    out.push('\n');
     out
 }
 
@@ -39,7 +40,7 @@ pub fn repair_preview(p: &Page, st: &StatusView) -> String {
 /// tool stands now.
 pub fn repair_result(p: &Page, r: &RepairView) -> String {
     let s = &p.s;
-    let mut out = String::from("\n");
+    let mut out = String::new();
     if r.repaired.is_empty() {
         let _ = writeln!(out, "Nothing needed repair for {}.", r.tool_id);
     } else {

@@ -62,9 +62,15 @@ impl Sandbox {
     pub fn socket(&self) -> PathBuf {
         self.run_dir().join("devint.sock")
     }
-    /// The client's token file.
+    /// Client `cli`'s token file (where `devint enrol --client cli` writes, and what the
+    /// lifecycle commands read by default).
     pub fn token_file(&self) -> PathBuf {
-        self.root().join("client/devint.token")
+        self.client_token_file("cli")
+    }
+
+    /// Client `name`'s token file, beside the socket.
+    pub fn client_token_file(&self, name: &str) -> PathBuf {
+        self.run_dir().join(format!("{name}.token"))
     }
 
     fn env_pairs(&self) -> Vec<(&'static str, PathBuf)> {
@@ -72,7 +78,6 @@ impl Sandbox {
             ("HOME", self.home()),
             ("PATH", self.bin()),
             ("AA_DEVINT_SOCKET", self.socket()),
-            ("AA_DEVINT_TOKEN_FILE", self.token_file()),
             ("AA_DEVINT_STATE_DIR", self.state()),
             ("NO_COLOR", PathBuf::from("1")),
             // Tables fit 100 columns, whatever the terminal running the tests.
@@ -158,7 +163,7 @@ impl Sandbox {
         child.wait().expect("wait")
     }
 
-    /// Enrol a client with `verbs` on all tools; returns the token id.
+    /// Enrol client `cli` with `verbs` on all tools; returns the token id.
     pub fn enrol(&self, verbs: &str) -> String {
         let out = self
             .devint()
@@ -167,7 +172,7 @@ impl Sandbox {
                 "json",
                 "enrol",
                 "--client",
-                "test",
+                "cli",
                 "--all-tools",
                 "--verbs",
                 verbs,

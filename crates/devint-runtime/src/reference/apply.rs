@@ -21,7 +21,7 @@ use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
     ApplyMutation, ApplyOutcomeView, ApplyView, CapabilityName, Level, PlanId, ReceiptId,
-    Sha256Hex, StepId, StepOutcome, StepOutcomeView, APPLY_OUTCOME_SINCE,
+    SettingsScope, Sha256Hex, StepId, StepOutcome, StepOutcomeView, APPLY_OUTCOME_SINCE,
 };
 use devint_fs::durable;
 use std::path::{Path, PathBuf};
@@ -99,6 +99,7 @@ impl ReferenceRuntime {
         self.recover()?;
         let scope = self.scope_key(plan.scope);
         let _lock = self.lock(auth.tool().as_str(), &scope)?;
+        self.sweep(auth.tool().as_str(), &scope, &plan.target);
         let receipt_path = self.layout.receipt(auth.tool().as_str(), &scope);
         let checked = self.check_apply(&plan, &receipt_path)?;
         if let Some(r) = checked.already_in_place() {
@@ -162,6 +163,15 @@ impl ReferenceRuntime {
     ) -> Result<Checked, LifecycleError> {
         let current = Current::read(&plan.target)
             .map_err(|e| refuse(e.to_string(), "make the settings file readable, then retry"))?;
+        let project = (plan.scope == SettingsScope::Project)
+            .then_some(self.config.project_dir.as_deref())
+            .flatten();
+        if let Some(why) = target::write_refusal(&plan.target, project) {
+            return Err(refuse(
+                format!("{why}; nothing was written"),
+                "fix the file as named here, then plan again",
+            ));
+        }
         if current.digest() != plan.pre_digest {
             return Err(refuse(
                 "the settings file changed since this plan was made; nothing was written",

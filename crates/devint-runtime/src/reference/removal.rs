@@ -120,6 +120,7 @@ impl ReferenceRuntime {
                     continue;
                 }
             };
+            self.sweep(tool, &key, &receipt.target);
             let current = Current::read(&receipt.target).map_err(|e| {
                 refuse(e.to_string(), "make the settings file readable, then retry")
             })?;
@@ -267,7 +268,14 @@ impl ReferenceRuntime {
                 reversible: false,
             });
         }
-        let (residual, warnings) = residuals(restoration, &file);
+        let (residual, mut warnings) = residuals(restoration, &file);
+        if receipt.reversal.withheld && !restoration.exact {
+            if let FileAction::Write(_) = restoration.file {
+                warnings.push(format!(
+                    "{file} will not come back byte for byte: a value in it looked like a credential, so its original bytes were never stored; our keys are taken out one by one and everything else is left as it is"
+                ));
+            }
+        }
         ScopeRemoval {
             steps,
             residual,

@@ -42,6 +42,7 @@ impl ReferenceRuntime {
                     continue;
                 }
             };
+            self.sweep(tool, &key, &receipt.target);
             let current = Current::read(&receipt.target).map_err(|e| {
                 refuse(e.to_string(), "make the settings file readable, then retry")
             })?;
