@@ -371,15 +371,7 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
                 r.client_name().as_str().to_owned(),
                 tools,
                 verbs,
-                if r.is_expired(now) {
-                    format!("{} (expired)", words::time(r.expires_at()))
-                } else {
-                    format!(
-                        "{} ({})",
-                        words::time(r.expires_at()),
-                        words::relative(r.expires_at())
-                    )
-                },
+                words::expiry(r.expires_at(), now),
             ]);
         }
         t.render("")

@@ -64,15 +64,7 @@ pub async fn run(
                 t.row(["scope".to_owned(), format!("{tools}; {verbs}")]);
                 t.row([
                     "expires".to_owned(),
-                    if r.is_expired(now) {
-                        format!("{} (expired)", words::time(r.expires_at()))
-                    } else {
-                        format!(
-                            "{} ({})",
-                            words::time(r.expires_at()),
-                            words::relative(r.expires_at())
-                        )
-                    },
+                    words::expiry(r.expires_at(), now),
                 ]);
             }
             None => t.row([

@@ -284,6 +284,15 @@ pub fn rough_span(secs: u64) -> String {
     format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
 
+/// An expiry as `TIME (in 30 days)`, or `TIME (expired)` once `now` reached it.
+pub fn expiry(expires_at: u64, now: u64) -> String {
+    if now >= expires_at {
+        format!("{} (expired)", time(expires_at))
+    } else {
+        format!("{} ({})", time(expires_at), relative(expires_at))
+    }
+}
+
 /// The current time in unix seconds (0 if the clock is before 1970).
 pub fn now_unix_secs() -> u64 {
     SystemTime::now()
