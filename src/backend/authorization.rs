@@ -5,6 +5,7 @@
 //! crate, so no backend, shell or other crate can call a backend method on a request that
 //! skipped the checks (the rustls `HandshakeSignatureValid` pattern). Neither is `Clone`: one proof serves one call.
 
+use super::cancel::CancelSignal;
 use crate::auth::{ClientName, Grant, TokenId};
 use crate::verbs::{ToolId, Verb};
 
@@ -15,6 +16,7 @@ pub struct Authorization {
     request_id: u64,
     version: u32,
     now: u64,
+    cancel: CancelSignal,
 }
 
 /// Proof that one request was authorised for its verb on one known tool.
@@ -36,6 +38,7 @@ impl Authorization {
             request_id,
             version,
             now,
+            cancel: CancelSignal::new(),
         }
     }
 
@@ -72,6 +75,12 @@ impl Authorization {
     /// read so a call is judged at one instant.
     pub fn now(&self) -> u64 {
         self.now
+    }
+
+    /// The request's cancellation: a mutating call checks it before its point of no return
+    /// (see [`CancelSignal`]).
+    pub fn cancel_signal(&self) -> &CancelSignal {
+        &self.cancel
     }
 }
 

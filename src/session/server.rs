@@ -22,7 +22,7 @@
 
 use crate::audit::{AuditEvent, AuditKind, MutationOutcome, MutationVerb, NegotiationFailure};
 use crate::auth::TokenResolver;
-use crate::backend::{Authorization, Lifecycle, LifecycleError};
+use crate::backend::{Authorization, CancelSignal, Lifecycle, LifecycleError};
 use crate::negotiate::{self, Agreement, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE};
 use crate::peer::PeerVerified;
 use crate::verbs::{ApplyMutation, ToolId, Verb, VerbCall, VerbResult};
@@ -369,6 +369,12 @@ impl Dispatch {
     /// The request's id.
     pub fn request_id(&self) -> u64 {
         self.authorization.request_id()
+    }
+
+    /// The call's cancellation signal, for the shell to raise at the request's deadline or
+    /// when its connection is gone.
+    pub fn cancel_signal(&self) -> CancelSignal {
+        self.authorization.cancel_signal().clone()
     }
 
     /// Run the call on `backend` and build the answer (version-gated views, spec §5).

@@ -3,7 +3,9 @@
 //! Order (the write-ahead journal): take the (tool, scope) lock and recover → check the
 //! file is as planned → journal (durable) → settings file (atomic, durable, mode kept) →
 //! receipt → remove the journal, reporting each point to the observer. A failure before
-//! the receipt is written puts the file back as it was. The outcome is truthful:
+//! the receipt is written puts the file back as it was. A request cancelled (past its
+//! deadline) before the journal is written stops with nothing changed; after, it runs to
+//! completion. The outcome is truthful:
 //! `changed`, `unchanged` (the end state already held; nothing written) or `failed`.
 //!
 //! It must never execute a plan another token authored, an expired or consumed plan, or a
@@ -86,6 +88,8 @@ impl ReferenceRuntime {
         auth: &ToolAuthorization,
         plan_id: &PlanId,
     ) -> Result<ApplyView, LifecycleError> {
+        // A request already past its deadline changes nothing, and its plan stays usable.
+        auth.cancel_signal().check()?;
         let plan = self
             .plans
             .take_install(plan_id, auth.tool(), auth.token_id(), auth.now())
@@ -119,6 +123,10 @@ impl ReferenceRuntime {
             });
         }
         let receipt = self.new_receipt(auth, &plan, &checked)?;
+        // The point of no return is the journal: a request that passed its deadline while
+        // this apply waited for the lock or checked the file stops here, nothing written.
+        // Once the journal is written, the apply runs to completion and reports its outcome.
+        auth.cancel_signal().check()?;
         let journaled = JournaledApply {
             journal: self.layout.journal(auth.tool().as_str(), &scope),
             receipt_path,
