@@ -13,7 +13,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "src",
         &[
-            &["wire"],
+            &["time", "version", "wire"],
             &["verbs"],
             &["negotiate", "auth", "provenance", "peer"],
             &["audit", "backend"],

@@ -5,6 +5,8 @@
 use crate::audit::{AuditEvent, AuditKind, FrameRefusal};
 use crate::auth::TokenResolver;
 use crate::backend::Lifecycle;
+use crate::time::UnixSecs;
+use crate::version::ApiVersion;
 use crate::wire::{pb, ClientFrame, FrameError, FrameErrorKind, ServerFrame};
 
 use super::denial::{denied, DenialCause};
@@ -75,7 +77,7 @@ impl AnyConnection {
     }
 
     /// The negotiated version, once negotiated.
-    pub fn version(&self) -> Option<u32> {
+    pub fn version(&self) -> Option<ApiVersion> {
         match self {
             AnyConnection::Negotiated(c) => Some(c.agreement().version()),
             _ => None,
@@ -83,7 +85,7 @@ impl AnyConnection {
     }
 
     /// Route one decoded frame to its state's transition.
-    pub fn handle(&mut self, frame: ClientFrame, env: &ServerEnv<'_>, now: u64) -> Step {
+    pub fn handle(&mut self, frame: ClientFrame, env: &ServerEnv<'_>, now: UnixSecs) -> Step {
         let meta = self.meta();
         match std::mem::replace(self, AnyConnection::Closed(meta)) {
             AnyConnection::Unauthenticated(conn) => match frame {
@@ -132,7 +134,7 @@ impl AnyConnection {
 
     // spec[S2-REFUSE-CLOSE-AUDIT] §2: each refused frame closes the connection and is audited.
     /// A frame could not be read (spec §2): refuse it, audit, close.
-    pub fn handle_frame_error(&mut self, error: &FrameError, now: u64) -> Step {
+    pub fn handle_frame_error(&mut self, error: &FrameError, now: UnixSecs) -> Step {
         let meta = self.meta();
         // A finished connection writes nothing more (its last frame was already given).
         if self.is_closed() {
@@ -161,7 +163,7 @@ impl AnyConnection {
     // spec[S5-R8-HANDSHAKE-TIMEOUT] §5 rule 8: no Hello in time → dropped and audited.
     /// The peer sent no `Hello` within the handshake timeout (spec §5 rule 8), or went
     /// idle: close, auditing a handshake timeout when it never negotiated.
-    pub fn handle_timeout(&mut self, now: u64) -> Step {
+    pub fn handle_timeout(&mut self, now: UnixSecs) -> Step {
         let meta = self.meta();
         let was_unauthenticated = matches!(self, AnyConnection::Unauthenticated(_));
         *self = AnyConnection::Closed(meta);

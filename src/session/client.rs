@@ -15,10 +15,12 @@
 use std::collections::BTreeSet;
 
 use crate::auth::TokenSecret;
-use crate::negotiate::{self, MAX_SUPPORTED, MIN_SUPPORTED};
+use crate::negotiate;
+use crate::time::UnixSecs;
 use crate::verbs::{
     ApprovalId, PlanArgs, PlanId, ResponseError, ToolId, UserInput, Verb, VerbCall, VerbResult,
 };
+use crate::version::{ApiVersion, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
 use crate::wire::{pb, ServerFrame};
 
 /// A client-side connection in state `S`.
@@ -52,6 +54,7 @@ pub struct Authorized {
 
 /// Why the client core refused a frame or a call.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The runtime answered `Incompatible`.
     #[error("the runtime is incompatible: {reason}; {remediation}")]
@@ -87,9 +90,9 @@ pub enum ClientError {
         /// The verb.
         verb: Verb,
         /// The negotiated version.
-        version: u32,
+        version: ApiVersion,
         /// The first version with the verb.
-        first: u32,
+        first: ApiVersion,
     },
 }
 
@@ -109,7 +112,7 @@ impl<S> Client<S> {
 impl Client<Unauthenticated> {
     /// A client offering the whole window this crate speaks (1..=5).
     pub fn new(name: &str, version: &str) -> Client<Unauthenticated> {
-        Client::with_versions(name, version, MIN_SUPPORTED..=MAX_SUPPORTED)
+        Client::with_versions(name, version, MIN_SUPPORTED.get()..=MAX_SUPPORTED.get())
     }
 
     /// A client offering exactly `versions` (e.g. an older client, or a test).
@@ -133,7 +136,7 @@ impl Client<Unauthenticated> {
             client_name: self.name.clone(),
             client_version: self.version.clone(),
             di_api_versions: self.state.offered.iter().copied().collect(),
-            lifecycle_schema_versions: vec![negotiate::LIFECYCLE_SCHEMA_VERSION],
+            lifecycle_schema_versions: vec![LIFECYCLE_SCHEMA_VERSION],
         };
         (
             Client {
@@ -160,7 +163,8 @@ impl Client<AwaitingAck> {
                     )));
                 }
                 let outcome = pb::NegotiationOutcome::try_from(ack.outcome);
-                let degraded = !negotiate::unavailable_verbs(ack.di_api_version).is_empty();
+                let version = ApiVersion::new(ack.di_api_version);
+                let degraded = !negotiate::unavailable_verbs(version).is_empty();
                 let consistent = matches!(
                     (outcome, degraded),
                     (Ok(pb::NegotiationOutcome::Supported), false)
@@ -193,8 +197,8 @@ impl Client<AwaitingAck> {
 
 impl Client<Negotiated> {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
-        self.state.ack.di_api_version
+    pub fn version(&self) -> ApiVersion {
+        ApiVersion::new(self.state.ack.di_api_version)
     }
 
     /// The whole `HelloAck` (outcome, window, unavailable verbs, provenance).
@@ -238,8 +242,8 @@ pub struct PendingCall {
 
 impl Client<Authorized> {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
-        self.state.ack.di_api_version
+    pub fn version(&self) -> ApiVersion {
+        ApiVersion::new(self.state.ack.di_api_version)
     }
 
     /// The `HelloAck` this connection was negotiated with.
@@ -311,7 +315,7 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         limit: u32,
-        since: u64,
+        since: UnixSecs,
     ) -> Result<(PendingCall, pb::Request), ClientError> {
         self.request(&VerbCall::ScopedEvents { tool, limit, since })
     }

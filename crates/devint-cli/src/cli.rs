@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use devint::time::UnixSecs;
 use devint::verbs::{ApprovalId, ToolId, UserInput};
 
 use crate::enrol::{EnrolArgs, TokensAction};
@@ -144,7 +145,7 @@ pub enum Command {
         limit: u32,
         /// Only events since T (unix seconds, or an age: 90m, 24h, 7d).
         #[arg(long, value_parser = parse_since, default_value = "0")]
-        since: u64,
+        since: UnixSecs,
     },
     /// Relay your answer to a pending approval (the runtime decides).
     #[command(

@@ -8,9 +8,10 @@
 //! issue-new-then-revoke-old).
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use devint::auth::{ClientName, EnrolmentRecord, Scope, TokenId, ToolScope};
+use devint::time::UnixSecs;
 use devint::verbs::{ToolId, Verb, VerbSet};
 use devint_net::book::BookFile;
 use devint_net::token_file::write_token_file;
@@ -96,11 +97,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+fn now() -> UnixSecs {
+    UnixSecs::from_system_time(SystemTime::now())
 }
 
 fn book_error(e: devint_net::book::BookFileError) -> CliError {
@@ -143,7 +141,7 @@ fn scope_words(scope: &Scope) -> (String, String) {
     (tools, verbs)
 }
 
-fn record_json(r: &EnrolmentRecord, now: u64) -> Value {
+fn record_json(r: &EnrolmentRecord, now: UnixSecs) -> Value {
     json!({
         "token_id": r.token_id().as_str(),
         "client_name": r.client_name().as_str(),
@@ -188,7 +186,7 @@ pub fn enrol(
         let _ = file.update(|b| b.revoke(&id).map(|_| ()));
         return Err(CliError::internal(e.to_string()).fix("choose a writable --token-file"));
     }
-    let expires_at = issued_at.saturating_add(args.ttl.as_secs());
+    let expires_at = issued_at.saturating_add(args.ttl);
     let token = args.print.then(|| secret.expose_secret_hex());
     let (tools, verbs) = scope_words(&scope);
     out.result(
@@ -300,7 +298,7 @@ pub fn rotate(out: &Out, book: &Path, id: &TokenId, token_file: &Path) -> Result
                 .cloned()
                 .ok_or_else(|| devint::auth::EnrolmentError::UnknownTokenId(id.clone()))?;
             let lifetime =
-                Duration::from_secs(old.expires_at().saturating_sub(old.issued_at()).max(1));
+                (old.expires_at().duration_since(old.issued_at())).max(Duration::from_secs(1));
             let (new_id, secret) = b.issue(
                 old.client_name().clone(),
                 old.scope().clone(),

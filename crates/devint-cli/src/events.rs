@@ -4,27 +4,23 @@
 //! `approval_relay` (relays the person's input; the runtime adjudicates, never this
 //! command).
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use devint::verbs::{ApprovalId, ToolId, UserInput};
 
 use crate::connect::{open, Ctx};
 use crate::exit::{CliError, Exit};
 use crate::render;
-use devint::provenance::is_privileged;
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 
 /// clap parser for `--since`: unix seconds, or an age such as `90m`, `24h`, `7d`.
-pub fn parse_since(s: &str) -> Result<u64, String> {
+pub fn parse_since(s: &str) -> Result<UnixSecs, String> {
     if let Ok(secs) = s.parse::<u64>() {
-        return Ok(secs);
+        return Ok(UnixSecs::new(secs));
     }
     let age = crate::enrol::parse_duration(s)?;
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    Ok(now.saturating_sub(age.as_secs()))
+    Ok(UnixSecs::from_system_time(SystemTime::now()).saturating_sub(age))
 }
 
 /// clap parser for an approval id.
@@ -38,8 +34,13 @@ pub fn parse_input(s: &str) -> Result<UserInput, String> {
 }
 
 /// Run `events`.
-pub async fn events(ctx: &Ctx, tool: ToolId, limit: u32, since: u64) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "events", is_privileged(Verb::ScopedEvents)).await?;
+pub async fn events(
+    ctx: &Ctx,
+    tool: ToolId,
+    limit: u32,
+    since: UnixSecs,
+) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "events", Verb::ScopedEvents.is_privileged()).await?;
     let list = rs
         .client
         .scoped_events(tool.clone(), limit, since)
@@ -58,7 +59,7 @@ pub async fn approve(
     id: ApprovalId,
     input: UserInput,
 ) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "approve", is_privileged(Verb::ApprovalRelay)).await?;
+    let mut rs = open(ctx, "approve", Verb::ApprovalRelay.is_privileged()).await?;
     let ack = rs
         .client
         .approval_relay(tool, id, input)

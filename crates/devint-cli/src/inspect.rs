@@ -16,7 +16,6 @@ use serde_json::json;
 use crate::connect::{open, Ctx, RuntimeSession};
 use crate::exit::{CliError, Exit};
 use crate::render;
-use devint::provenance::is_privileged;
 use devint::verbs::Verb;
 
 /// The exit code a status reports (spec §9): drifted 5, incompatible 4, else 0.
@@ -56,7 +55,7 @@ async fn summaries(rs: &mut RuntimeSession) -> Vec<ToolSummary> {
 
 /// Run `status` for one tool, or for every detected tool.
 pub async fn status(ctx: &Ctx, tool: Option<ToolId>) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "status", is_privileged(Verb::Status)).await?;
+    let mut rs = open(ctx, "status", Verb::Status.is_privileged()).await?;
     let tools = summaries(&mut rs).await;
     let err = |e| CliError::from(e).with_runtime(&rs.info);
     match tool {
@@ -95,7 +94,7 @@ pub async fn status(ctx: &Ctx, tool: Option<ToolId>) -> Result<Exit, CliError> {
 
 /// Run `verify`, with a progress indicator on a terminal while the runtime works.
 pub async fn verify(ctx: &Ctx, tool: ToolId) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "verify", is_privileged(Verb::Verify)).await?;
+    let mut rs = open(ctx, "verify", Verb::Verify.is_privileged()).await?;
     let show_progress = !ctx.out.json() && std::io::stderr().is_terminal();
     let call = rs.client.verify(tool.clone());
     let view = if show_progress {

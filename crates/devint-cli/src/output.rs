@@ -17,6 +17,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use devint::time::UnixSecs;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -232,8 +233,9 @@ pub fn visible_len(text: &str) -> usize {
     n
 }
 
-/// A unix time as `YYYY-MM-DD HH:MM:SSZ` (UTC), without a date library.
-pub fn utc(unix_secs: u64) -> String {
+/// A point in time as `YYYY-MM-DD HH:MM:SSZ` (UTC), without a date library.
+pub fn utc(time: UnixSecs) -> String {
+    let unix_secs = time.get();
     let days = unix_secs / 86_400;
     let rem = unix_secs % 86_400;
     let (h, m, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
@@ -275,8 +277,8 @@ mod tests {
 
     #[test]
     fn utc_formats_known_instants() {
-        assert_eq!(utc(0), "1970-01-01 00:00:00Z");
-        assert_eq!(utc(1_700_000_000), "2023-11-14 22:13:20Z");
-        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00Z");
+        assert_eq!(utc(UnixSecs::EPOCH), "1970-01-01 00:00:00Z");
+        assert_eq!(utc(UnixSecs::new(1_700_000_000)), "2023-11-14 22:13:20Z");
+        assert_eq!(utc(UnixSecs::new(951_782_400)), "2000-02-29 00:00:00Z");
     }
 }

@@ -15,7 +15,6 @@ use crate::connect::{open, Ctx};
 use crate::consent;
 use crate::exit::{CliError, Exit};
 use crate::render;
-use devint::provenance::is_privileged;
 use devint::verbs::Verb;
 
 /// The arguments shared by `plan` and `apply`.
@@ -83,7 +82,7 @@ pub fn parse_tool(s: &str) -> Result<ToolId, String> {
 
 /// Run `plan`: a dry run that changes nothing.
 pub async fn plan(ctx: &Ctx, tool: ToolId, options: &PlanOptions) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "plan", is_privileged(Verb::Plan)).await?;
+    let mut rs = open(ctx, "plan", Verb::Plan.is_privileged()).await?;
     let view = rs
         .client
         .plan(tool, options.args())
@@ -134,7 +133,7 @@ pub async fn apply(
     options: &PlanOptions,
     yes: bool,
 ) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "apply", is_privileged(Verb::Apply)).await?;
+    let mut rs = open(ctx, "apply", Verb::Apply.is_privileged()).await?;
     let info = rs.info.clone();
     let with = |e| CliError::from(e).with_runtime(&info);
     let plan = rs

@@ -11,12 +11,11 @@ use crate::connect::{open, Ctx};
 use crate::consent;
 use crate::exit::{CliError, Exit};
 use crate::render;
-use devint::provenance::is_privileged;
 use devint::verbs::Verb;
 
 /// Run `remove`: preview, confirm (unless `--yes`), execute the previewed plan.
 pub async fn remove(ctx: &Ctx, tool: ToolId, yes: bool) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "remove", is_privileged(Verb::Remove)).await?;
+    let mut rs = open(ctx, "remove", Verb::Remove.is_privileged()).await?;
     let info = rs.info.clone();
     let preview = rs
         .client
@@ -45,7 +44,7 @@ pub async fn remove(ctx: &Ctx, tool: ToolId, yes: bool) -> Result<Exit, CliError
 
 /// Run `repair`: restore drifted keys and artifacts of ours. Exit 5 if still drifted.
 pub async fn repair(ctx: &Ctx, tool: ToolId) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "repair", is_privileged(Verb::Repair)).await?;
+    let mut rs = open(ctx, "repair", Verb::Repair.is_privileged()).await?;
     let info = rs.info.clone();
     let summary = rs
         .client

@@ -355,12 +355,7 @@ pub fn apply(s: &Style, a: &ApplyView) -> String {
 }
 
 fn mutation_token(m: ApplyMutation) -> &'static str {
-    match m {
-        ApplyMutation::Changed => "changed",
-        ApplyMutation::Unchanged => "unchanged",
-        ApplyMutation::Failed => "failed",
-        ApplyMutation::Unsupported => "unsupported",
-    }
+    m.token()
 }
 
 /// A verification.
@@ -534,7 +529,7 @@ mod tests {
                 level: Level::GatewayProtected,
                 blocked_because: Some(Sentence::from_static("no gateway probe is configured")),
             }),
-            observed_at_unix_secs: 0,
+            observed_at_unix_secs: devint::time::UnixSecs::EPOCH,
             drift_mismatched: Vec::new(),
             state_reason: None,
             state_remediation: None,

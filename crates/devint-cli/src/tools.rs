@@ -5,12 +5,11 @@
 use crate::connect::{open, Ctx};
 use crate::exit::{CliError, Exit};
 use crate::render;
-use devint::provenance::is_privileged;
 use devint::verbs::Verb;
 
 /// Run `tools`.
 pub async fn run(ctx: &Ctx) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "tools", is_privileged(Verb::ListTools)).await?;
+    let mut rs = open(ctx, "tools", Verb::ListTools.is_privileged()).await?;
     let list = rs
         .client
         .list_tools()

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use devint::audit::{AuditEvent, AuditSink, MemoryAuditSink, TracingAuditSink};
 use devint::auth::{ClientName, LiveBook, Scope, TokenSecret, ToolScope};
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 use devint_net::audit_log::JsonLinesAuditLog;
 use devint_net::book::{BookFile, SharedBook};
@@ -61,13 +62,13 @@ fn no_secret_reaches_debug_output_logs_audit_records_or_the_book_file() {
                 ClientName::parse("ide").unwrap(),
                 Scope::read_only(ToolScope::only(["codex"])),
                 Duration::from_secs(60),
-                NOW,
+                UnixSecs::new(NOW),
             )
         })
         .unwrap();
     let token = secret.expose_secret_hex().to_string();
     secrets.push(token.clone());
-    let (_, rotated) = file.update(|b| b.rotate(&id, NOW)).unwrap();
+    let (_, rotated) = file.update(|b| b.rotate(&id, UnixSecs::new(NOW))).unwrap();
     let rotated_hex = rotated.expose_secret_hex().to_string();
     secrets.push(rotated_hex.clone());
 
@@ -77,7 +78,7 @@ fn no_secret_reaches_debug_output_logs_audit_records_or_the_book_file() {
                 ClientName::parse("wide").unwrap(),
                 Scope::full_lifecycle(ToolScope::All),
                 Duration::from_secs(60),
-                NOW,
+                UnixSecs::new(NOW),
             )
         })
         .unwrap();
@@ -101,15 +102,18 @@ fn no_secret_reaches_debug_output_logs_audit_records_or_the_book_file() {
         (wide_hex.clone(), Verb::Status, &wide_hex[..32], NOW),
     ];
     for (tok, verb, tool, now) in &attempts {
-        let result = server.resolve(tok, *verb, tool, *now);
+        let result = server.resolve(tok, *verb, tool, UnixSecs::new(*now));
         debug.push(format!("{result:?}"));
         let event = match &result {
-            Ok(g) => AuditEvent::new(*now, devint::audit::AuditKind::SentenceRefused)
-                .with_call(*verb, tool)
-                .with_token(g.token_id().clone(), g.client_name().clone()),
+            Ok(g) => AuditEvent::new(
+                UnixSecs::new(*now),
+                devint::audit::AuditKind::SentenceRefused,
+            )
+            .with_call(*verb, tool)
+            .with_token(g.token_id().clone(), g.client_name().clone()),
             Err(e) => {
                 debug.push(e.to_string());
-                AuditEvent::resolve_failure(*now, e, *verb, tool)
+                AuditEvent::resolve_failure(UnixSecs::new(*now), e, *verb, tool)
             }
         };
         debug.push(format!("{event:?}"));
@@ -121,7 +125,7 @@ fn no_secret_reaches_debug_output_logs_audit_records_or_the_book_file() {
     fs::write(&book_path, b"{\"format_version\":1").unwrap();
     debug.push(format!(
         "{:?}",
-        server.resolve(&rotated_hex, Verb::Status, "codex", NOW)
+        server.resolve(&rotated_hex, Verb::Status, "codex", UnixSecs::new(NOW))
     ));
     fs::remove_file(&book_path).unwrap();
 
@@ -173,7 +177,7 @@ fn the_book_file_holds_digests_not_secrets() {
             ClientName::parse("x").unwrap(),
             Scope::read_only(ToolScope::All),
             Duration::from_secs(60),
-            NOW,
+            UnixSecs::new(NOW),
             &secret,
         )
     })

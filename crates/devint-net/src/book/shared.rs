@@ -12,6 +12,7 @@
 use std::sync::{Arc, Mutex};
 
 use devint::auth::{EnrolmentBook, Grant, LiveBook, ResolveError, TokenResolver};
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 
 use super::file::{BookFile, BookFileError, BookFingerprint};
@@ -94,7 +95,7 @@ impl SharedBook {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, ResolveError> {
         self.refresh()
             .map_err(|e| ResolveError::BookUnavailable(e))?;
@@ -113,7 +114,7 @@ impl TokenResolver for SharedBook {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, ResolveError> {
         SharedBook::resolve(self, token, verb, tool, now)
     }

@@ -8,8 +8,9 @@ use tokio::net::UnixStream;
 
 use crate::transport::SocketDiscovery;
 use devint::auth::TokenSecret;
-use devint::negotiate::{MAX_SUPPORTED, MIN_SUPPORTED};
+use devint::negotiate::{ApiVersion, MAX_SUPPORTED, MIN_SUPPORTED};
 use devint::session::{self, Client, PendingCall};
+use devint::time::UnixSecs;
 use devint::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
     ScopedEventList, StatusView, ToolId, ToolList, UserInput, VerbCall, VerbResult,
@@ -35,7 +36,7 @@ pub struct ClientOptions {
 impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
-            versions: (MIN_SUPPORTED..=MAX_SUPPORTED).collect(),
+            versions: (MIN_SUPPORTED.get()..=MAX_SUPPORTED.get()).collect(),
             connect_timeout: Duration::from_secs(2),
             handshake_timeout: Duration::from_secs(5),
             call_timeout: Duration::from_secs(120),
@@ -182,7 +183,7 @@ fn is_absent(e: &std::io::Error) -> bool {
 
 impl NegotiatedClient {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
+    pub fn version(&self) -> ApiVersion {
         self.core.version()
     }
     /// The whole `HelloAck`.
@@ -230,7 +231,7 @@ macro_rules! verb_method {
 
 impl AuthorizedClient {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
+    pub fn version(&self) -> ApiVersion {
         self.core.version()
     }
     /// The `HelloAck` the connection was negotiated with.
@@ -271,7 +272,7 @@ impl AuthorizedClient {
     verb_method!(/// `remove` (no plan id: preview a removal plan).
         remove(tool: ToolId, plan_id: Option<PlanId>) -> RemovalView, VerbCall::Remove { tool, plan_id }, Remove);
     verb_method!(/// `scoped_events` (v2+).
-        scoped_events(tool: ToolId, limit: u32, since: u64) -> ScopedEventList, VerbCall::ScopedEvents { tool, limit, since }, ScopedEvents);
+        scoped_events(tool: ToolId, limit: u32, since: UnixSecs) -> ScopedEventList, VerbCall::ScopedEvents { tool, limit, since }, ScopedEvents);
     verb_method!(/// `approval_relay` (v2+).
         approval_relay(tool: ToolId, approval_id: ApprovalId, input: UserInput) -> ApprovalRelayAck, VerbCall::ApprovalRelay { tool, approval_id, input }, ApprovalRelay);
 }

@@ -21,8 +21,9 @@ use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
     ApplyMutation, ApplyOutcomeView, ApplyView, Level, PlanId, ReceiptId, Sha256Hex, StepId,
-    StepOutcome, StepOutcomeView, APPLY_OUTCOME_SINCE,
+    StepOutcome, StepOutcomeView,
 };
+use devint::version::APPLY_OUTCOME_SINCE;
 use devint_fs::durable;
 
 impl ReferenceRuntime {
@@ -33,7 +34,13 @@ impl ReferenceRuntime {
     ) -> Result<ApplyView, LifecycleError> {
         let plan = self
             .plans
-            .take(plan_id, auth.tool(), auth.token_id(), auth.now(), false)
+            .take(
+                plan_id,
+                auth.tool(),
+                auth.token_id(),
+                auth.now().get(),
+                false,
+            )
             .map_err(|r| refuse(r.to_string(), "plan again, then apply the new plan id"))?;
         let PlanBody::Install(plan) = plan.body else {
             return Err(refuse("not an install plan", "apply takes an install plan"));
@@ -142,8 +149,10 @@ impl ReferenceRuntime {
             format: plan.format,
             profile: plan.profile.clone(),
             planned_level: plan.planned_level.token().to_owned(),
-            installed_at: existing.as_ref().map_or(auth.now(), |r| r.installed_at),
-            updated_at: auth.now(),
+            installed_at: existing
+                .as_ref()
+                .map_or(auth.now().get(), |r| r.installed_at),
+            updated_at: auth.now().get(),
             fingerprint: fingerprint(&keys, |p| doc.get(p)),
             keys,
             reversal,
@@ -232,7 +241,7 @@ impl ReferenceRuntime {
         detail: String,
         steps: Vec<StepOutcomeView>,
     ) -> Result<ApplyView, LifecycleError> {
-        if auth.version() < APPLY_OUTCOME_SINCE {
+        if !auth.version().has(APPLY_OUTCOME_SINCE) {
             return Err(refuse(
                 format!("apply failed: {detail}"),
                 "fix the cause named here, then plan again",

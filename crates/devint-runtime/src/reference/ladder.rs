@@ -13,6 +13,7 @@ use std::time::Duration;
 use super::evidence::{is_fresh, EvidenceRecord};
 use super::inspect::ScopeState;
 use super::receipt::Receipt;
+use devint::time::UnixSecs;
 use devint::verbs::{
     AbsentReason, Evidence, EvidenceView, ExercisedOutcome, HostAttestedOutcome, Level, ManagedRef,
     MechanismName, ReadBackOutcome, StatusState,
@@ -37,7 +38,7 @@ fn absent(mechanism: &str, reason: &str, at: u64) -> EvidenceView {
     EvidenceView {
         mechanism: MechanismName::parse(mechanism).expect("static mechanism names are valid"),
         evidence: Evidence::Absent(AbsentReason::parse(reason).expect("static reasons are valid")),
-        observed_at_unix_secs: at,
+        observed_at_unix_secs: UnixSecs::new(at),
         detail: None,
     }
 }
@@ -114,7 +115,7 @@ pub fn judge(
                     } else {
                         ReadBackOutcome::Mismatched
                     }),
-                    observed_at_unix_secs: r.read_back_at,
+                    observed_at_unix_secs: UnixSecs::new(r.read_back_at),
                     detail: None,
                 });
             }
@@ -194,7 +195,7 @@ pub fn judge(
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("gateway_probe").expect("valid"),
                 evidence: Evidence::Exercised(outcome),
-                observed_at_unix_secs: x.observed_at,
+                observed_at_unix_secs: UnixSecs::new(x.observed_at),
                 detail: None,
             });
             if rung == Level::Integrated
@@ -219,7 +220,7 @@ pub fn judge(
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("host_enforcement").expect("valid"),
                 evidence: Evidence::HostAttested(outcome),
-                observed_at_unix_secs: h.observed_at,
+                observed_at_unix_secs: UnixSecs::new(h.observed_at),
                 detail: None,
             });
             if rung == Level::GatewayProtected && outcome == HostAttestedOutcome::Healthy {

@@ -168,7 +168,7 @@ impl ReferenceRuntime {
             id: plan_id.clone(),
             tool: auth.tool().clone(),
             token: auth.token_id().clone(),
-            expires_at: auth.now().saturating_add(self.config.plan_ttl.as_secs()),
+            expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
             consumed: false,
             body: PlanBody::Install(Box::new(InstallPlan {
                 scope: args.scope,
@@ -187,7 +187,7 @@ impl ReferenceRuntime {
                 blocked,
             })),
         };
-        self.plans.insert(stored, auth.now());
+        self.plans.insert(stored, auth.now().get());
         let listing = adapters::listing(
             descriptor,
             adapters::detect(descriptor, &self.config.path_env, &self.config.home),

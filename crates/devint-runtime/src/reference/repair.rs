@@ -63,7 +63,14 @@ impl ReferenceRuntime {
             if keys.is_empty() && current.text.is_some() {
                 continue;
             }
-            self.write_repair(&receipt, &receipt_path, &key, &current, &text, auth.now())?;
+            self.write_repair(
+                &receipt,
+                &receipt_path,
+                &key,
+                &current,
+                &text,
+                auth.now().get(),
+            )?;
             if current.text.is_none() {
                 if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
                     repaired.push(ManagedRef::Artifact(a));

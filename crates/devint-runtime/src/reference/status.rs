@@ -47,7 +47,7 @@ impl ReferenceRuntime {
                     record.as_ref(),
                     detected.present,
                     probe,
-                    now,
+                    now.get(),
                     self.config.freshness,
                     &self.config.home,
                 )
@@ -96,11 +96,11 @@ impl ReferenceRuntime {
             Some((s, r, m)) => (s, Some(r), Some(m)),
             None => (StatusState::Ladder, note, None),
         };
-        let pending_removal = self.plans.pending(auth.tool(), now, true);
+        let pending_removal = self.plans.pending(auth.tool(), now.get(), true);
         let phase = if pending_removal && !scopes.is_empty() {
             Phase::RemovalPending
         } else if scopes.is_empty() {
-            if self.plans.pending(auth.tool(), now, false) {
+            if self.plans.pending(auth.tool(), now.get(), false) {
                 Phase::Planned
             } else if detected.present {
                 Phase::DetectedNotIntegrated
@@ -268,7 +268,7 @@ impl ReferenceRuntime {
             let exercised = match (&self.config.probe, all) {
                 (Some(probe), true) => probe.exercise(auth.tool(), *scope, now).map(|o| Exercise {
                     outcome: o.outcome.token().to_owned(),
-                    observed_at: o.observed_at_unix_secs,
+                    observed_at: o.observed_at_unix_secs.get(),
                     by_gateway: o.observed_by_gateway,
                 }),
                 _ => None,
@@ -279,7 +279,7 @@ impl ReferenceRuntime {
                         .host_attestation(auth.tool(), now)
                         .map(|h| Attestation {
                             outcome: h.outcome.token().to_owned(),
-                            observed_at: h.observed_at_unix_secs,
+                            observed_at: h.observed_at_unix_secs.get(),
                         })
                 }
                 _ => None,
@@ -287,7 +287,7 @@ impl ReferenceRuntime {
             let record = EvidenceRecord {
                 receipt_id: receipt.receipt_id.clone(),
                 fingerprint: rb.fingerprint.clone(),
-                read_back_at: now,
+                read_back_at: now.get(),
                 read_back: caps,
                 exercised,
                 host,
