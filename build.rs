@@ -15,6 +15,16 @@ fn compile_proto() {
         .expect("proto/devint.proto must compile with protox");
     let mut config = prost_build::Config::new();
     config.skip_protoc_run();
+    // A request carries the capability token and client-supplied text: the `Debug` of it and
+    // of its argument messages is written by hand (`src/verbs/request_debug.rs`) and never
+    // shows the token or anything credential-shaped.
+    config.skip_debug([
+        ".assembly.devint.v1.Request",
+        ".assembly.devint.v1.PlanArgs",
+        ".assembly.devint.v1.ApplyArgs",
+        ".assembly.devint.v1.RemoveArgs",
+        ".assembly.devint.v1.ApprovalRelayArgs",
+    ]);
     config
         .compile_fds(fds)
         .expect("prost-build must generate code for assembly.devint.v1");

@@ -720,12 +720,12 @@ fn a_client_round_trip_lists_tools() {
     let (mut pair, mut client) = client_pair(&[1, 2, 3, 4, 5]);
     let (pending, req) = client.list_tools().unwrap();
     assert_eq!(pending.request_id, 1);
-    let frame = pair.send(ClientFrame::Request(req)).unwrap();
+    let frame = pair.send(req.frame().clone()).unwrap();
     let result = client.on_frame(pending, frame).unwrap();
     assert!(matches!(result, VerbResult::ListTools(ref l) if l.tools.len() == 2));
     let (pending, req) = client.status(ToolId::parse("codex").unwrap()).unwrap();
     assert_eq!(pending.request_id, 2);
-    let frame = pair.send(ClientFrame::Request(req)).unwrap();
+    let frame = pair.send(req.frame().clone()).unwrap();
     assert!(matches!(
         client.on_frame(pending, frame).unwrap(),
         VerbResult::Status(_)
@@ -761,7 +761,7 @@ fn a_verb_unavailable_at_v1_fails_locally_without_writing_a_frame() {
 fn a_response_to_another_request_id_is_a_protocol_error() {
     let (mut pair, mut client) = client_pair(&[5]);
     let (pending, req) = client.list_tools().unwrap();
-    let mut r = response(pair.send(ClientFrame::Request(req)).unwrap());
+    let mut r = response(pair.send(req.frame().clone()).unwrap());
     r.request_id += 1;
     assert!(matches!(
         client.on_frame(pending, ServerFrame::Response(r)),
@@ -773,7 +773,7 @@ fn a_response_to_another_request_id_is_a_protocol_error() {
 fn a_response_for_another_verb_is_a_protocol_error() {
     let (mut pair, mut client) = client_pair(&[5]);
     let (pending, req) = client.list_tools().unwrap();
-    let mut r = response(pair.send(ClientFrame::Request(req)).unwrap());
+    let mut r = response(pair.send(req.frame().clone()).unwrap());
     r.verb = w(Verb::Status);
     assert!(matches!(
         client.on_frame(pending, ServerFrame::Response(r)),
@@ -795,7 +795,7 @@ fn a_denial_reaches_the_client_as_denied_with_its_code() {
     let (pending, req) = client
         .status(ToolId::parse("windsurf-cascade").unwrap())
         .unwrap();
-    let frame = pair.send(ClientFrame::Request(req)).unwrap();
+    let frame = pair.send(req.frame().clone()).unwrap();
     assert!(matches!(
         client.on_frame(pending, frame),
         Err(ClientError::Denied {

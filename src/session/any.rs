@@ -2,6 +2,8 @@
 //! stm32 HAL's erased pins are the pattern). The typed API is used inside; this enum only
 //! routes a frame to the one transition its state has.
 
+use zeroize::Zeroize;
+
 use crate::audit::{AuditEvent, AuditKind, FrameRefusal};
 use crate::auth::TokenResolver;
 use crate::backend::Lifecycle;
@@ -98,12 +100,17 @@ impl AnyConnection {
                         Handshake::Closed(closing) => closed(closing),
                     }
                 }
-                ClientFrame::Request(_) => closed(conn.handle_request_before_hello(now)),
+                ClientFrame::Request(request) => {
+                    forget_token(request);
+                    closed(conn.handle_request_before_hello(now))
+                }
             },
             AnyConnection::Negotiated(conn) => match frame {
                 ClientFrame::Hello(_) => closed(conn.handle_second_hello(now)),
                 ClientFrame::Request(request) => {
-                    match conn.handle_request(&request, env.resolver, env.backend, now) {
+                    let admission = conn.handle_request(&request, env.resolver, env.backend, now);
+                    forget_token(request);
+                    match admission {
                         Admission::Authorized(conn) => {
                             let (conn, dispatch) = conn.into_dispatch();
                             *self = AnyConnection::Negotiated(conn);
@@ -181,6 +188,12 @@ impl AnyConnection {
             close: true,
         }
     }
+}
+
+/// Wipe the token a request presented once it has been resolved: the connection keeps no
+/// copy of it (the shell's read buffer is the shell's to wipe).
+fn forget_token(mut request: pb::Request) {
+    request.capability_token.zeroize();
 }
 
 fn reply(frame: ServerFrame, audit: Vec<AuditEvent>, close: bool) -> Step {

@@ -14,6 +14,8 @@
 
 use std::collections::BTreeSet;
 
+use zeroize::{Zeroize, Zeroizing};
+
 use crate::auth::TokenSecret;
 use crate::negotiate;
 use crate::time::UnixSecs;
@@ -21,7 +23,7 @@ use crate::verbs::{
     ApprovalId, PlanArgs, PlanId, ResponseError, ToolId, UserInput, Verb, VerbCall, VerbResult,
 };
 use crate::version::{ApiVersion, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
-use crate::wire::{pb, ServerFrame};
+use crate::wire::{encode, pb, ClientFrame, EncodeError, ServerFrame};
 
 /// A client-side connection in state `S`.
 pub struct Client<S> {
@@ -231,6 +233,59 @@ impl Client<Negotiated> {
     }
 }
 
+/// A request [`Client<Authorized>`] wrote, ready to send. It holds the only copy of the
+/// capability token the client core makes — hex-encoded straight into
+/// `capability_token`, never through an intermediate string — and wipes that field when it
+/// is dropped. Its `Debug` never shows the token. Send it with [`OutgoingRequest::encode`]
+/// (the bytes wipe themselves too) or [`OutgoingRequest::frame`].
+pub struct OutgoingRequest {
+    frame: ClientFrame,
+}
+
+impl OutgoingRequest {
+    fn new(request: pb::Request) -> OutgoingRequest {
+        OutgoingRequest {
+            frame: ClientFrame::Request(request),
+        }
+    }
+
+    /// The frame to encode (always `ClientFrame::Request`).
+    pub fn frame(&self) -> &ClientFrame {
+        &self.frame
+    }
+
+    /// The request.
+    pub fn request(&self) -> &pb::Request {
+        match &self.frame {
+            ClientFrame::Request(r) => r,
+            ClientFrame::Hello(_) => unreachable!("an OutgoingRequest always holds a Request"),
+        }
+    }
+
+    /// The frame's bytes for a single write; they hold the token, so they are wiped when
+    /// dropped.
+    pub fn encode(&self) -> Result<Zeroizing<Vec<u8>>, EncodeError> {
+        encode(&self.frame).map(Zeroizing::new)
+    }
+}
+
+impl Drop for OutgoingRequest {
+    fn drop(&mut self) {
+        if let ClientFrame::Request(r) = &mut self.frame {
+            r.capability_token.zeroize();
+        }
+    }
+}
+
+impl std::fmt::Debug for OutgoingRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pb::Request`'s own Debug redacts the token.
+        f.debug_tuple("OutgoingRequest")
+            .field(self.request())
+            .finish()
+    }
+}
+
 /// A request written and not yet answered: what the answer must echo.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PendingCall {
@@ -253,7 +308,10 @@ impl Client<Authorized> {
 
     /// Write a request for `call`; fails locally when the verb is unavailable at the
     /// negotiated version (no round trip).
-    pub fn request(&mut self, call: &VerbCall) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn request(
+        &mut self,
+        call: &VerbCall,
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         let verb = call.verb();
         let version = self.version();
         if let Err(first) = negotiate::verb_available(verb, version) {
@@ -265,13 +323,19 @@ impl Client<Authorized> {
         }
         let request_id = self.state.next_request_id;
         self.state.next_request_id += 1;
-        let token = self.state.token.expose_secret_hex();
-        let request = call.to_request(request_id, &token);
-        Ok((PendingCall { request_id, verb }, request))
+        let mut request = call.to_request_without_token(request_id);
+        // spec[S6-TOKEN-PER-REQUEST] §6: the token goes into the request itself, and only there.
+        self.state
+            .token
+            .expose_secret_hex_into(&mut request.capability_token);
+        Ok((
+            PendingCall { request_id, verb },
+            OutgoingRequest::new(request),
+        ))
     }
 
     /// `list_tools`.
-    pub fn list_tools(&mut self) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn list_tools(&mut self) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::ListTools)
     }
     /// `plan`.
@@ -279,7 +343,7 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         args: PlanArgs,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Plan { tool, args })
     }
     /// `apply`.
@@ -287,19 +351,19 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         plan_id: PlanId,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Apply { tool, plan_id })
     }
     /// `status`.
-    pub fn status(&mut self, tool: ToolId) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn status(&mut self, tool: ToolId) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Status { tool })
     }
     /// `verify`.
-    pub fn verify(&mut self, tool: ToolId) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn verify(&mut self, tool: ToolId) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Verify { tool })
     }
     /// `repair`.
-    pub fn repair(&mut self, tool: ToolId) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn repair(&mut self, tool: ToolId) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Repair { tool })
     }
     /// `remove` (no plan id: preview a removal plan).
@@ -307,7 +371,7 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         plan_id: Option<PlanId>,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Remove { tool, plan_id })
     }
     /// `scoped_events` (v2+).
@@ -316,7 +380,7 @@ impl Client<Authorized> {
         tool: ToolId,
         limit: u32,
         since: UnixSecs,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::ScopedEvents { tool, limit, since })
     }
     /// `approval_relay` (v2+).
@@ -325,7 +389,7 @@ impl Client<Authorized> {
         tool: ToolId,
         approval_id: ApprovalId,
         input: UserInput,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::ApprovalRelay {
             tool,
             approval_id,

@@ -574,7 +574,7 @@ pub fn client_frames(data: &[u8]) {
             let call = sample_call(index);
             match authorized.request(&call) {
                 Ok((p, request)) => {
-                    assert_eq!(request.verb, call.verb().to_wire() as i32);
+                    assert_eq!(request.request().verb, call.verb().to_wire() as i32);
                     pending = Some(p);
                 }
                 Err(crate::session::ClientError::UnavailableLocally { verb, version, .. }) => {

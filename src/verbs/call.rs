@@ -349,12 +349,21 @@ impl VerbCall {
         }
     }
 
-    /// The wire request for this call (client side).
+    /// The wire request for this call, presenting `token` as given (a test, or a client
+    /// that holds its token as text). The session client does not use this: it writes its
+    /// [`TokenSecret`](crate::auth::TokenSecret) straight into the request's field instead.
     pub fn to_request(&self, request_id: u64, token: &str) -> pb::Request {
+        let mut req = self.to_request_without_token(request_id);
+        req.capability_token = token.to_owned();
+        req
+    }
+
+    /// The wire request for this call with an empty `capability_token`, for the caller to
+    /// fill.
+    pub fn to_request_without_token(&self, request_id: u64) -> pb::Request {
         let mut req = pb::Request {
             request_id,
             verb: self.verb().to_wire() as i32,
-            capability_token: token.to_owned(),
             tool_id: self
                 .tool()
                 .map(|t| t.as_str().to_owned())

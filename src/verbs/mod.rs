@@ -10,6 +10,7 @@
 //! credential: free text is a [`Sentence`], everything else a vocabulary or a validated id.
 
 mod call;
+mod request_debug;
 mod sentence;
 mod tool_ref;
 mod verb;

@@ -9,7 +9,7 @@ use tokio::net::UnixStream;
 use crate::transport::SocketDiscovery;
 use devint::auth::TokenSecret;
 use devint::negotiate::{ApiVersion, MAX_SUPPORTED, MIN_SUPPORTED};
-use devint::session::{self, Client, PendingCall};
+use devint::session::{self, Client, OutgoingRequest, PendingCall};
 use devint::time::UnixSecs;
 use devint::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
@@ -74,8 +74,19 @@ struct FramedStream {
 impl FramedStream {
     async fn send(&mut self, frame: &ClientFrame) -> Result<(), ClientIoError> {
         let bytes = encode(frame)?;
+        self.write_frame(&bytes).await
+    }
+
+    /// Send a request: its bytes hold the capability token and are wiped once written
+    /// (the request itself wipes its token field when dropped).
+    async fn send_request(&mut self, request: &OutgoingRequest) -> Result<(), ClientIoError> {
+        let bytes = request.encode()?;
+        self.write_frame(&bytes).await
+    }
+
+    async fn write_frame(&mut self, bytes: &[u8]) -> Result<(), ClientIoError> {
         // spec[S2-SINGLE-WRITE] §2: the whole frame in one write.
-        self.stream.write_all(&bytes).await.map_err(closed_or_io)?;
+        self.stream.write_all(bytes).await.map_err(closed_or_io)?;
         Ok(())
     }
 
@@ -246,10 +257,11 @@ impl AuthorizedClient {
     /// Send `call` and wait for its answer. A verb unavailable at the negotiated version
     /// fails here without a round trip.
     pub async fn call(&mut self, call: VerbCall) -> Result<VerbResult, ClientIoError> {
-        let (pending, request): (PendingCall, pb::Request) = self.core.request(&call)?;
+        let (pending, request): (PendingCall, OutgoingRequest) = self.core.request(&call)?;
         let io = &mut self.io;
         let frame = tokio::time::timeout(self.options.call_timeout, async {
-            io.send(&ClientFrame::Request(request)).await?;
+            io.send_request(&request).await?;
+            drop(request);
             io.recv().await
         })
         .await
