@@ -30,6 +30,7 @@
 //! | [`peer`] | the peer-credential check and the `PeerVerified` proof |
 //! | [`session`] | the typestate connection, server and client sides (sans-IO) |
 //! | [`provenance`] | build identity, the three-state comparison, standing |
+//! | [`exit`] | the exit codes of spec §9 and the deny-code mapping every surface reports |
 //!
 //! ## Quick start: drive the core without a socket (fuzzers, property tests)
 //!
@@ -71,6 +72,7 @@
 pub mod audit;
 pub mod auth;
 pub mod backend;
+pub mod exit;
 pub mod negotiate;
 pub mod peer;
 pub mod provenance;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::backend::{Authorization, Lifecycle, LifecycleError, ToolAuthorization};
+use crate::backend::{Authorization, CallKind, Lifecycle, LifecycleError, ToolAuthorization};
 use crate::time::UnixSecs;
 use crate::verbs::{
     AdapterCeiling, ApplyMutation, ApplyOutcomeView, ApplyView, ApprovalId, ApprovalRelayAck,
@@ -95,6 +95,14 @@ fn refused(message: &'static str) -> LifecycleError {
 }
 
 impl Lifecycle for CountingBackend {
+    /// In memory, so never blocking — unless [`CountingBackend::set_delay`] made it sleep.
+    fn call_kind(&self, _verb: Verb) -> CallKind {
+        match *self.delay.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(_) => CallKind::Blocking,
+            None => CallKind::NonBlocking,
+        }
+    }
+
     fn knows_tool(&self, tool: &ToolId) -> bool {
         self.tools.contains(tool)
     }

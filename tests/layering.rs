@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
         "src",
         &[
             &["time", "version", "wire"],
-            &["verbs"],
+            &["verbs", "exit"],
             &["negotiate", "auth", "provenance", "peer"],
             &["audit", "backend"],
             &["testing"],
@@ -23,7 +23,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     ),
     (
         "crates/devint-fs/src",
-        &[&["durable", "lock", "private", "scratch"]],
+        &[&["read"], &["durable", "lock", "private", "scratch"]],
     ),
     (
         "crates/devint-net/src",

@@ -47,8 +47,16 @@ pub enum AuditError {
 /// Where audit events go. A sink that fails to record returns the error; it never drops an
 /// event silently.
 pub trait AuditSink: Send + Sync {
-    /// Record one event.
+    /// Record one event; a durable sink returns once the event is durable.
     fn record(&self, event: &AuditEvent) -> Result<(), AuditError>;
+
+    /// Record one event without waiting until it is durable: a sink that can take the write
+    /// off the caller's path (group commit) queues it and returns; it still never drops the
+    /// event silently. A server uses this for refusals, whose answer need not wait for the
+    /// disk, and [`AuditSink::record`] for mutations. The default records now.
+    fn record_deferred(&self, event: &AuditEvent) -> Result<(), AuditError> {
+        self.record(event)
+    }
 }
 
 /// Emits each event as one `tracing` event at `INFO` on target `devint::audit`, with the
@@ -117,14 +125,27 @@ impl FanoutSink {
     }
 }
 
-impl AuditSink for FanoutSink {
-    fn record(&self, event: &AuditEvent) -> Result<(), AuditError> {
+impl FanoutSink {
+    fn each(
+        &self,
+        record: impl Fn(&dyn AuditSink) -> Result<(), AuditError>,
+    ) -> Result<(), AuditError> {
         let mut first_error = None;
         for sink in &self.sinks {
-            if let Err(e) = sink.record(event) {
+            if let Err(e) = record(&**sink) {
                 first_error.get_or_insert(e);
             }
         }
         first_error.map_or(Ok(()), Err)
+    }
+}
+
+impl AuditSink for FanoutSink {
+    fn record(&self, event: &AuditEvent) -> Result<(), AuditError> {
+        self.each(|sink| sink.record(event))
+    }
+
+    fn record_deferred(&self, event: &AuditEvent) -> Result<(), AuditError> {
+        self.each(|sink| sink.record_deferred(event))
     }
 }

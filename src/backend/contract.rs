@@ -11,14 +11,37 @@ use super::authorization::{Authorization, ToolAuthorization};
 use crate::time::UnixSecs;
 use crate::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
-    ScopedEventList, Sentence, StatusView, ToolId, ToolList, UserInput, VerificationView,
+    ScopedEventList, Sentence, StatusView, ToolId, ToolList, UserInput, Verb, VerificationView,
 };
+
+/// Whether a backend's calls of one verb may block the thread they run on, as the backend
+/// declares it ([`Lifecycle::call_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// The call may block (file IO, locks held across IO, child processes, sleeps): a server
+    /// shell runs it off its async worker threads. The default, and the only safe answer
+    /// for anything that touches the file system.
+    Blocking,
+    /// The call never blocks and returns in microseconds (in-memory work only): a server
+    /// shell may run it on the connection's own task, saving two thread hand-offs. A wrong
+    /// declaration stalls every connection that shares the worker thread.
+    NonBlocking,
+}
 
 /// A lifecycle backend: what a runtime author implements to serve the DI-API.
 ///
 /// Methods may block (file IO, probes): the server shell calls them off its async worker
-/// threads. Implementations must be `Send + Sync`; they are shared by every connection.
+/// threads, unless [`Lifecycle::call_kind`] declares a verb's calls non-blocking.
+/// Implementations must be `Send + Sync`; they are shared by every connection.
 pub trait Lifecycle: Send + Sync {
+    /// Whether calls of `verb` may block ([`CallKind::Blocking`], the default) or never
+    /// block ([`CallKind::NonBlocking`]). A shell still runs a mutating verb's calls off its
+    /// async threads whatever is declared: their audit record is made durable before the
+    /// answer.
+    fn call_kind(&self, verb: Verb) -> CallKind {
+        let _ = verb;
+        CallKind::Blocking
+    }
     /// Whether an adapter knows `tool` (spec §6 step 6; `UNKNOWN_TOOL` otherwise).
     fn knows_tool(&self, tool: &ToolId) -> bool;
     /// `list_tools`: every tool this runtime has an adapter for.

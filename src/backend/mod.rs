@@ -13,4 +13,4 @@ mod authorization;
 mod contract;
 
 pub use authorization::{Authorization, ToolAuthorization};
-pub use contract::{Lifecycle, LifecycleError};
+pub use contract::{CallKind, Lifecycle, LifecycleError};

@@ -3,6 +3,7 @@
 
 use super::compare::{compare, FieldReport, Verdict};
 use super::identity::BuildIdentity;
+use crate::exit::Exit;
 use crate::verbs::Verb;
 use crate::wire::pb;
 
@@ -48,11 +49,10 @@ pub enum Standing {
     Refuted(RefutedBecause),
 }
 
-// spec[S9-EXIT-CODES] §9: 10 runtime refuted, 11 runtime unverifiable.
 /// CLI exit code for a refuted runtime (spec §9).
-pub const EXIT_REFUTED: u8 = 10;
+pub const EXIT_REFUTED: u8 = Exit::Refuted.code();
 /// CLI exit code for a privileged command refused on an unverifiable runtime (spec §9).
-pub const EXIT_UNVERIFIABLE: u8 = 11;
+pub const EXIT_UNVERIFIABLE: u8 = Exit::Unverifiable.code();
 
 /// What a standing allows a command to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,9 +85,14 @@ pub enum StandingRefusal {
 impl StandingRefusal {
     /// The CLI exit code (spec §9): 10 refuted, 11 unverifiable.
     pub fn exit_code(&self) -> u8 {
+        self.exit().code()
+    }
+
+    /// The CLI exit (spec §9): [`Exit::Refuted`] or [`Exit::Unverifiable`].
+    pub const fn exit(&self) -> Exit {
         match self {
-            StandingRefusal::Refuted(_) => EXIT_REFUTED,
-            StandingRefusal::Unverifiable(_) => EXIT_UNVERIFIABLE,
+            StandingRefusal::Refuted(_) => Exit::Refuted,
+            StandingRefusal::Unverifiable(_) => Exit::Unverifiable,
         }
     }
 }

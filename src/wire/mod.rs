@@ -21,7 +21,7 @@
 /// Types generated from `proto/devint.proto` by `prost` (compiled in `build.rs` by `protox`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 pub mod pb {
-    include!(concat!(env!("OUT_DIR"), "/assembly.devint.v1.rs"));
+    include!(concat!(env!("OUT_DIR"), "/pb/assembly.devint.v1.rs"));
 }
 
 pub mod decode;

@@ -1,37 +1,44 @@
-//! The command line's shape: every command, its one-line help and an example.
+//! The command line's shape: every command, its one-line help and an example, and which
+//! global option applies to which command.
 //!
-//! This module owns argument parsing only (clap derive). Parsing failures exit 2 (spec §9
-//! usage error); values with a closed vocabulary are checked here, before any socket is
-//! opened.
+//! This module owns argument parsing only (clap derive; the value parsers are in
+//! [`crate::args`]). Parsing failures exit 2 (spec §9 usage error); values with a closed
+//! vocabulary are checked here, before any socket is opened. A global option given to a
+//! command it does not apply to is refused ([`Command::accepts`]), never ignored.
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
-use devint::time::UnixSecs;
-use devint::verbs::{ApprovalId, ToolId, UserInput};
+use clap::{Args, Parser, Subcommand};
+use clap_complete::engine::ArgValueCandidates;
+use devint::auth::ClientName;
+use devint::verbs::{
+    ApprovalId, Level, PlanArgs, PlanId, PolicyProfileId, Profile, SettingsScope, ToolId,
+    UserInput, Verb,
+};
 
+use crate::args;
 use crate::enrol::{EnrolArgs, TokensAction};
-use crate::events::{parse_approval, parse_input, parse_since};
-use crate::output::OutputMode;
-use crate::plan::{parse_tool, PlanOptions};
+use crate::output::{ColorChoice, OutputMode};
+use crate::profile::ProfileAction;
 use crate::serve::ServeArgs;
 
 const EXAMPLES: &str = "\
 The journey:
   devint serve                                        # run the runtime (leave it running)
   devint enrol --client cli --all-tools --verbs full  # once, in another terminal
-  devint tools                                        # what is installed, what each adapter can do
-  devint plan claude-code --scope user                # dry run: what would change
-  devint apply claude-code --scope user               # shows the plan, asks, applies
-  devint status claude-code                           # the ladder and its evidence
+  devint status                                       # one line per tool: state and next step
+  devint plan claude-code --scope user                # review what would change, and its plan id
+  devint apply claude-code --plan PLAN_ID             # apply exactly the plan you reviewed
   devint verify claude-code                           # fresh evidence
-  devint repair claude-code                           # restore drifted keys of ours
+  devint status claude-code                           # the ladder and its evidence
+  devint repair claude-code                           # restore drifted settings of ours
   devint remove claude-code                           # shows what is restored, asks, removes
   devint demo                                         # all of the above in a sandbox
 
 Exit codes: 0 ok, 1 internal, 2 usage, 3 unsupported, 4 incompatible, 5 drifted,
 6 verification failed, 7 runtime not running, 8 denied, 9 aborted, 10 runtime refuted,
-11 runtime unverifiable. See docs/cli.md.";
+11 runtime unverifiable; 130/141/143 when Ctrl-C, a closed pipe or SIGTERM cut it short.
+Every command: `devint help COMMAND`; the manual: `man devint` (`devint manpages DIR`).";
 
 /// `devint`: install, inspect, verify, repair and remove the governance integration of AI
 /// coding tools through a local DI-API runtime.
@@ -43,16 +50,52 @@ Exit codes: 0 ok, 1 internal, 2 usage, 3 unsupported, 4 incompatible, 5 drifted,
     after_help = EXAMPLES, propagate_version = true)]
 pub struct Cli {
     /// The runtime's socket (default: AA_DEVINT_SOCKET, else ~/.aa/run/devint.sock).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "PATH"
+    )]
     pub socket: Option<PathBuf>,
-    /// The runtime's state directory (default: AA_DEVINT_STATE_DIR, else ~/.aa).
-    #[arg(long, global = true, value_name = "DIR")]
+    /// The runtime's state directory (default: AA_DEVINT_STATE_DIR, else ~/.aa). Read by
+    /// serve, enrol, enroll, tokens, whoami and profile.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "DIR"
+    )]
     pub state_dir: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, global = true, value_enum, default_value = "human")]
+    /// Output format: text for people, or one JSON document (schema devint.cli.v1).
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_enum,
+        default_value = "human",
+        value_name = "FORMAT"
+    )]
     pub output: OutputMode,
-    /// Let privileged commands proceed on an unverifiable runtime (never a refuted one).
-    #[arg(long, global = true)]
+    /// When to colour: auto (a terminal, unless NO_COLOR; CLICOLOR_FORCE forces), always,
+    /// never.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: ColorChoice,
+    /// More log detail on stderr (-v info, -vv debug, -vvv trace; RUST_LOG overrides).
+    #[arg(short, long, global = true, help_heading = "Global options", action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// Only errors on stderr: no warnings, notes or progress.
+    #[arg(short, long, global = true, help_heading = "Global options")]
+    pub quiet: bool,
+    /// Let apply, verify, repair and remove proceed on an unverifiable runtime (never a
+    /// refuted one).
+    #[arg(long, global = true, help_heading = "Global options")]
     pub allow_unverified_runtime: bool,
     /// The command.
     #[command(subcommand)]
@@ -65,8 +108,9 @@ pub enum Command {
     /// Run the runtime on the socket until SIGINT/SIGTERM.
     #[command(after_help = "Example:\n  devint serve --state-dir ~/.aa")]
     Serve(ServeArgs),
-    /// Enrol a client: issue a capability token and write it to a 0600 file.
+    /// Enrol a client: issue a capability token and write it to the client's own 0600 file.
     #[command(
+        visible_alias = "enroll",
         after_help = "Example:\n  devint enrol --client vscode --tool claude-code --verbs read-only --ttl 30d"
     )]
     Enrol(EnrolArgs),
@@ -77,91 +121,52 @@ pub enum Command {
         #[command(subcommand)]
         action: TokensAction,
     },
-    /// List every tool the runtime knows, whether it is detected, and its adapter ceiling.
+    /// Which token this command would use, its client, scope and expiry, and the runtime.
+    #[command(after_help = "Example:\n  devint whoami")]
+    Whoami(TokenChoice),
+    /// List every tool the runtime knows, whether it is detected, and how far it can go.
     #[command(after_help = "Example:\n  devint tools --output json")]
-    Tools,
-    /// Dry run: what integrating TOOL at a scope would change (changes nothing).
+    Tools(TokenChoice),
+    /// Review what integrating TOOL at a scope would change (changes nothing); prints the
+    /// plan id and the command that applies exactly this plan.
     #[command(after_help = "Example:\n  devint plan claude-code --scope user --profile strict")]
-    Plan {
-        /// The tool id.
-        #[arg(value_parser = parse_tool)]
-        tool: ToolId,
-        /// Plan options.
-        #[command(flatten)]
-        options: PlanOptions,
-    },
-    /// Plan, show the plan, ask, then apply it.
-    #[command(after_help = "Example:\n  devint apply claude-code --scope user --yes")]
-    Apply {
-        /// The tool id.
-        #[arg(value_parser = parse_tool)]
-        tool: ToolId,
-        /// Plan options.
-        #[command(flatten)]
-        options: ApplyOptions,
-        /// Skip the confirmation (privileged host steps still ask each).
-        #[arg(long, short = 'y')]
-        yes: bool,
-    },
-    /// The protection state of TOOL (or of every detected tool): the ladder and its evidence.
-    #[command(after_help = "Example:\n  devint status claude-code")]
-    Status {
-        /// The tool id (default: every detected tool).
-        #[arg(value_parser = parse_tool)]
-        tool: Option<ToolId>,
-    },
+    Plan(PlanCommand),
+    /// Apply a plan you reviewed (--plan ID), or plan, show, ask and apply (--scope).
+    #[command(
+        after_help = "Examples:\n  devint apply claude-code --plan 5f0c…e1a2     # the plan `devint plan` printed\n  devint apply claude-code --scope user --yes"
+    )]
+    Apply(ApplyCommand),
+    /// One line per tool (no TOOL), or TOOL's ladder, evidence, drift and policy.
+    #[command(after_help = "Examples:\n  devint status\n  devint status claude-code")]
+    Status(StatusCommand),
     /// Gather fresh evidence that TOOL's integration works.
     #[command(after_help = "Example:\n  devint verify claude-code")]
-    Verify {
-        /// The tool id.
-        #[arg(value_parser = parse_tool)]
-        tool: ToolId,
-    },
-    /// Restore the keys and artifacts of ours that drifted.
-    #[command(after_help = "Example:\n  devint repair claude-code")]
-    Repair {
-        /// The tool id.
-        #[arg(value_parser = parse_tool)]
-        tool: ToolId,
-    },
+    Verify(ToolCommand),
+    /// Show what drifted, ask, then restore the settings of ours that changed.
+    #[command(after_help = "Example:\n  devint repair claude-code --yes")]
+    Repair(MutatingCommand),
     /// Show what removal restores and what remains, ask, then remove the integration.
     #[command(after_help = "Example:\n  devint remove claude-code --yes")]
-    Remove {
-        /// The tool id.
-        #[arg(value_parser = parse_tool)]
-        tool: ToolId,
-        /// Skip the confirmation.
-        #[arg(long, short = 'y')]
-        yes: bool,
-    },
+    Remove(MutatingCommand),
     /// Recent (already redacted) verdict events for TOOL.
     #[command(after_help = "Example:\n  devint events claude-code --limit 20 --since 24h")]
-    Events {
-        /// The tool id.
-        #[arg(value_parser = parse_tool)]
-        tool: ToolId,
-        /// At most this many events.
-        #[arg(long, default_value_t = 50)]
-        limit: u32,
-        /// Only events since T (unix seconds, or an age: 90m, 24h, 7d).
-        #[arg(long, value_parser = parse_since, default_value = "0")]
-        since: UnixSecs,
-    },
-    /// Relay your answer to a pending approval (the runtime decides).
+    Events(EventsCommand),
+    /// Relay your answer to a pending approval (the runtime decides, not devint).
     #[command(
         after_help = "Example:\n  devint approve claude-code 0123456789abcdef0123456789abcdef approve"
     )]
-    Approve {
-        /// The tool id.
-        #[arg(value_parser = parse_tool)]
-        tool: ToolId,
-        /// The approval id.
-        #[arg(value_parser = parse_approval)]
-        id: ApprovalId,
-        /// approve, deny or defer.
-        #[arg(value_parser = parse_input)]
-        input: UserInput,
+    Approve(ApproveCommand),
+    /// The policy profiles a plan can name, and the values each will write (trusted side).
+    #[command(after_help = "Example:\n  devint profile show recommended")]
+    Profile {
+        /// What to show.
+        #[command(subcommand)]
+        action: ProfileAction,
     },
+    /// This devint's build, the DI-API versions it speaks, and the runtime's when one
+    /// answers.
+    #[command(after_help = "Example:\n  devint version --output json")]
+    Version,
     /// Walk the whole lifecycle in a sandbox (temporary HOME, socket and runtime).
     #[command(after_help = "Example:\n  devint demo")]
     Demo {
@@ -169,44 +174,368 @@ pub enum Command {
         #[arg(long)]
         keep: bool,
     },
-    /// Print a shell completion script.
+    /// Print the shell script that enables completion (tool ids and every value).
     #[command(
-        after_help = "Example:\n  devint completions bash > ~/.local/share/bash-completion/completions/devint"
+        after_help = "Examples:\n  devint completions bash > ~/.local/share/bash-completion/completions/devint\n  devint completions zsh > ~/.zfunc/_devint\n  devint completions fish > ~/.config/fish/completions/devint.fish"
     )]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Write the manual pages (devint.1 and one per command) into DIR.
+    #[command(after_help = "Example:\n  devint manpages ~/.local/share/man/man1 && man devint")]
+    Manpages {
+        /// The directory to write them to (created if missing).
+        dir: PathBuf,
+    },
 }
 
-/// `apply`'s plan options: as `plan`'s, but the scope defaults to `user`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ApplyOptions {
-    /// The settings scope to integrate at.
-    #[arg(long, value_parser = crate::plan::parse_scope, default_value = "user")]
-    pub scope: devint::verbs::SettingsScope,
+/// Which enrolled client's token a lifecycle command uses.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TokenChoice {
+    /// Use client NAME's token (tokens/NAME.token beside the socket) instead of the default
+    /// (AA_DEVINT_TOKEN, AA_DEVINT_TOKEN_FILE, else client cli's).
+    #[arg(long, value_name = "NAME", value_parser = args::parsed(parse_client))]
+    pub client: Option<ClientName>,
+}
+
+fn parse_client(s: &str) -> Result<ClientName, String> {
+    ClientName::parse(s).map_err(|e| e.to_string())
+}
+
+/// A tool id argument, completed from this build's adapters.
+#[derive(Debug, Clone, Args)]
+pub struct ToolCommand {
+    /// The tool id (`devint tools` lists them).
+    #[arg(value_parser = args::ToolArg, add = ArgValueCandidates::new(args::tool_candidates))]
+    pub tool: ToolId,
+    /// Which token to use.
+    #[command(flatten)]
+    pub token: TokenChoice,
+}
+
+/// A mutating command on one tool: asks unless `--yes`.
+#[derive(Debug, Clone, Args)]
+pub struct MutatingCommand {
+    /// The tool id (`devint tools` lists them).
+    #[arg(value_parser = args::ToolArg, add = ArgValueCandidates::new(args::tool_candidates))]
+    pub tool: ToolId,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Which token to use.
+    #[command(flatten)]
+    pub token: TokenChoice,
+}
+
+/// `status [TOOL]`.
+#[derive(Debug, Clone, Args)]
+pub struct StatusCommand {
+    /// The tool id (default: one line per detected tool, and per tool with something of
+    /// devint's installed).
+    #[arg(value_parser = args::ToolArg, add = ArgValueCandidates::new(args::tool_candidates))]
+    pub tool: Option<ToolId>,
+    /// Without TOOL: one line for every tool the runtime knows, detected or not.
+    #[arg(long, conflicts_with = "tool")]
+    pub all: bool,
+    /// Which token to use.
+    #[command(flatten)]
+    pub token: TokenChoice,
+}
+
+/// What a plan asks for, beside its scope.
+#[derive(Debug, Clone, Args)]
+pub struct PlanShape {
     /// The integration profile.
-    #[arg(long, value_parser = crate::plan::parse_profile, default_value = "recommended")]
-    pub profile: devint::verbs::Profile,
-    /// The rung to aim for (default gateway_protected).
-    #[arg(long, value_parser = crate::plan::parse_level)]
-    pub level: Option<devint::verbs::Level>,
-    /// A policy profile id to reference.
-    #[arg(long, value_parser = crate::plan::parse_policy)]
-    pub policy: Option<devint::verbs::PolicyProfileId>,
+    #[arg(long, value_parser = args::profile(), default_value = "recommended")]
+    pub profile: Profile,
+    /// The rung to aim for.
+    #[arg(long, value_parser = args::level(), default_value = "gateway_protected")]
+    pub level: Level,
+    /// A policy profile id (`devint profile list`; default: the built-in of --profile).
+    #[arg(long, value_name = "ID", value_parser = args::policy_id())]
+    pub policy: Option<PolicyProfileId>,
     /// Allow privileged host steps in the plan (each still asks for its own consent).
     #[arg(long)]
     pub allow_privileged: bool,
 }
 
-impl From<ApplyOptions> for PlanOptions {
-    fn from(a: ApplyOptions) -> PlanOptions {
-        PlanOptions {
-            scope: a.scope,
-            profile: a.profile,
-            level: a.level,
-            policy: a.policy,
-            allow_privileged: a.allow_privileged,
+impl PlanShape {
+    /// The wire arguments for `scope`.
+    pub fn args(&self, scope: SettingsScope) -> PlanArgs {
+        PlanArgs {
+            profile: self.profile,
+            requested_level: self.level,
+            scope,
+            allow_privileged_host_steps: self.allow_privileged,
+            policy_profile_id: self.policy.clone(),
         }
+    }
+}
+
+/// `plan TOOL --scope S`.
+#[derive(Debug, Clone, Args)]
+pub struct PlanCommand {
+    /// The tool id (`devint tools` lists them).
+    #[arg(value_parser = args::ToolArg, add = ArgValueCandidates::new(args::tool_candidates))]
+    pub tool: ToolId,
+    /// The settings scope (mandatory; never inferred from the working directory).
+    #[arg(long, value_parser = args::scope())]
+    pub scope: SettingsScope,
+    /// What the plan asks for.
+    #[command(flatten)]
+    pub shape: PlanShape,
+    /// Which token to use.
+    #[command(flatten)]
+    pub token: TokenChoice,
+}
+
+/// `apply TOOL (--plan ID | --scope S …)`.
+#[derive(Debug, Clone, Args)]
+pub struct ApplyCommand {
+    /// The tool id (`devint tools` lists them).
+    #[arg(value_parser = args::ToolArg, add = ArgValueCandidates::new(args::tool_candidates))]
+    pub tool: ToolId,
+    /// Apply this plan, as `devint plan` showed it (made with the same token, not expired).
+    #[arg(long, value_name = "ID", value_parser = args::plan_id(),
+          conflicts_with_all = ["scope", "profile", "level", "policy", "allow_privileged"])]
+    pub plan: Option<PlanId>,
+    /// Plan at this settings scope first, show the plan and ask (mandatory without --plan;
+    /// never inferred).
+    #[arg(long, value_parser = args::scope(), required_unless_present = "plan")]
+    pub scope: Option<SettingsScope>,
+    /// What the plan asks for (without --plan).
+    #[command(flatten)]
+    pub shape: PlanShape,
+    /// Do not ask for confirmation (required when stdin is not a terminal; privileged host
+    /// steps still ask each, at a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Which token to use.
+    #[command(flatten)]
+    pub token: TokenChoice,
+}
+
+/// `events TOOL`.
+#[derive(Debug, Clone, Args)]
+pub struct EventsCommand {
+    /// The tool id (`devint tools` lists them).
+    #[arg(value_parser = args::ToolArg, add = ArgValueCandidates::new(args::tool_candidates))]
+    pub tool: ToolId,
+    /// At most this many events.
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    /// Only events since T: unix seconds, an RFC 3339 time, or an age (90m, 24h, 7d).
+    #[arg(long, value_name = "T", value_parser = args::since(), default_value = "0")]
+    pub since: u64,
+    /// Which token to use.
+    #[command(flatten)]
+    pub token: TokenChoice,
+}
+
+/// `approve TOOL ID INPUT`.
+#[derive(Debug, Clone, Args)]
+pub struct ApproveCommand {
+    /// The tool id (`devint tools` lists them).
+    #[arg(value_parser = args::ToolArg, add = ArgValueCandidates::new(args::tool_candidates))]
+    pub tool: ToolId,
+    /// The approval id, as the tool showed it.
+    #[arg(value_name = "ID", value_parser = args::approval_id())]
+    pub id: ApprovalId,
+    /// Your answer.
+    #[arg(value_parser = args::user_input())]
+    pub input: UserInput,
+    /// Which token to use.
+    #[command(flatten)]
+    pub token: TokenChoice,
+}
+
+/// A global option whose use depends on the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobalFlag {
+    /// `--socket`.
+    Socket,
+    /// `--state-dir`.
+    StateDir,
+    /// `--output`.
+    Output,
+    /// `--allow-unverified-runtime`.
+    AllowUnverifiedRuntime,
+}
+
+impl GlobalFlag {
+    /// Every flag, with its clap id and spelling.
+    pub const ALL: [(GlobalFlag, &'static str, &'static str); 4] = [
+        (GlobalFlag::Socket, "socket", "--socket"),
+        (GlobalFlag::StateDir, "state_dir", "--state-dir"),
+        (GlobalFlag::Output, "output", "--output"),
+        (
+            GlobalFlag::AllowUnverifiedRuntime,
+            "allow_unverified_runtime",
+            "--allow-unverified-runtime",
+        ),
+    ];
+}
+
+/// What a command reads from the global options.
+#[derive(Debug, Clone, Copy, Default)]
+struct Uses {
+    socket: bool,
+    state_dir: bool,
+    output: bool,
+}
+
+const NOTHING: Uses = Uses {
+    socket: false,
+    state_dir: false,
+    output: false,
+};
+const CLIENT: Uses = Uses {
+    socket: true,
+    state_dir: false,
+    output: true,
+};
+const BOOK: Uses = Uses {
+    socket: false,
+    state_dir: true,
+    output: true,
+};
+
+impl Command {
+    /// The command's name as it appears in JSON output and messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Serve(_) => "serve",
+            Command::Enrol(_) => "enrol",
+            Command::Tokens { action } => action.name(),
+            Command::Whoami(_) => "whoami",
+            Command::Tools(_) => "tools",
+            Command::Plan(_) => "plan",
+            Command::Apply(_) => "apply",
+            Command::Status(_) => "status",
+            Command::Verify(_) => "verify",
+            Command::Repair(_) => "repair",
+            Command::Remove(_) => "remove",
+            Command::Events(_) => "events",
+            Command::Approve(_) => "approve",
+            Command::Profile { action } => action.name(),
+            Command::Version => "version",
+            Command::Demo { .. } => "demo",
+            Command::Completions { .. } => "completions",
+            Command::Manpages { .. } => "manpages",
+        }
+    }
+
+    /// The DI-API verb whose standing rule (spec §8) governs this command, if it is a
+    /// lifecycle client.
+    pub fn verb(&self) -> Option<Verb> {
+        match self {
+            Command::Tools(_) => Some(Verb::ListTools),
+            Command::Plan(_) => Some(Verb::Plan),
+            Command::Apply(_) => Some(Verb::Apply),
+            Command::Status(_) => Some(Verb::Status),
+            Command::Verify(_) => Some(Verb::Verify),
+            Command::Repair(_) => Some(Verb::Repair),
+            Command::Remove(_) => Some(Verb::Remove),
+            Command::Events(_) => Some(Verb::ScopedEvents),
+            Command::Approve(_) => Some(Verb::ApprovalRelay),
+            Command::Serve(_)
+            | Command::Enrol(_)
+            | Command::Tokens { .. }
+            | Command::Whoami(_)
+            | Command::Profile { .. }
+            | Command::Version
+            | Command::Demo { .. }
+            | Command::Completions { .. }
+            | Command::Manpages { .. } => None,
+        }
+    }
+
+    fn uses(&self) -> Uses {
+        match self {
+            Command::Serve(_) => Uses {
+                socket: true,
+                state_dir: true,
+                output: false,
+            },
+            Command::Enrol(_) | Command::Tokens { .. } | Command::Whoami(_) => Uses {
+                socket: true,
+                state_dir: true,
+                output: true,
+            },
+            Command::Profile { .. } => BOOK,
+            Command::Version => CLIENT,
+            Command::Tools(_)
+            | Command::Plan(_)
+            | Command::Apply(_)
+            | Command::Status(_)
+            | Command::Verify(_)
+            | Command::Repair(_)
+            | Command::Remove(_)
+            | Command::Events(_)
+            | Command::Approve(_) => CLIENT,
+            Command::Demo { .. } | Command::Completions { .. } | Command::Manpages { .. } => {
+                NOTHING
+            }
+        }
+    }
+
+    /// Whether `flag` means something to this command.
+    pub fn accepts(&self, flag: GlobalFlag) -> bool {
+        let uses = self.uses();
+        match flag {
+            GlobalFlag::Socket => uses.socket,
+            GlobalFlag::StateDir => uses.state_dir,
+            GlobalFlag::Output => uses.output,
+            GlobalFlag::AllowUnverifiedRuntime => {
+                self.verb().is_some_and(devint::verbs::Verb::is_privileged)
+            }
+        }
+    }
+
+    /// The commands that accept `flag`, for the refusal's message.
+    pub fn accepting(flag: GlobalFlag) -> &'static str {
+        match flag {
+            GlobalFlag::Socket => {
+                "commands that talk to a runtime, serve, enrol, tokens and whoami"
+            }
+            GlobalFlag::StateDir => "serve, enrol, tokens, whoami and profile",
+            GlobalFlag::Output => "every command but serve, demo, completions and manpages",
+            GlobalFlag::AllowUnverifiedRuntime => "apply, verify, repair and remove",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn plan_requires_a_scope_and_apply_requires_a_scope_or_a_plan() {
+        assert!(Cli::try_parse_from(["devint", "plan", "codex"]).is_err());
+        assert!(Cli::try_parse_from(["devint", "plan", "codex", "--scope", "user"]).is_ok());
+        assert!(Cli::try_parse_from(["devint", "apply", "codex"]).is_err());
+        assert!(Cli::try_parse_from(["devint", "apply", "codex", "--scope", "user"]).is_ok());
+        let plan = "0123456789abcdef0123456789abcdef";
+        assert!(Cli::try_parse_from(["devint", "apply", "codex", "--plan", plan]).is_ok());
+        assert!(Cli::try_parse_from([
+            "devint", "apply", "codex", "--plan", plan, "--scope", "user"
+        ])
+        .is_err());
+    }
+
+    #[test]
+    fn only_privileged_commands_take_the_unverified_override() {
+        let cli = Cli::try_parse_from(["devint", "status"]).unwrap();
+        assert!(!cli.command.accepts(GlobalFlag::AllowUnverifiedRuntime));
+        let cli = Cli::try_parse_from(["devint", "repair", "codex"]).unwrap();
+        assert!(cli.command.accepts(GlobalFlag::AllowUnverifiedRuntime));
+        assert!(!cli.command.accepts(GlobalFlag::StateDir));
     }
 }

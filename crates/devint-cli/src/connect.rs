@@ -10,10 +10,14 @@
 use std::path::{Path, PathBuf};
 
 use devint::provenance::Standing;
+use devint::verbs::{ToolId, Verb};
 use devint::wire::pb;
-use devint_net::client::{AuthorizedClient, ClientOptions, DevIntClient};
+use devint_net::client::{
+    AuthorizedClient, ClientIoError, ClientOptions, DevIntClient, NegotiatedClient, RuntimeReport,
+};
 use serde_json::{json, Value};
 
+use crate::denial;
 use crate::exit::CliError;
 use crate::output::Out;
 use crate::standing::{self, Decision};
@@ -42,25 +46,58 @@ pub struct RuntimeSession {
     pub info: Value,
 }
 
-/// Connect to the runtime for `command`, decide the standing (`privileged` per spec §8:
-/// apply, verify, repair, remove) and authorise with the token file.
-pub async fn open(ctx: &Ctx, command: &str, privileged: bool) -> Result<RuntimeSession, CliError> {
-    let negotiated = DevIntClient::connect_with(
-        &ctx.socket,
+impl RuntimeSession {
+    /// An error that carries what we know about the runtime.
+    pub fn fail(&self, e: impl Into<CliError>) -> CliError {
+        e.into().with_runtime(&self.info)
+    }
+
+    /// The failure of a call of `verb` on `tool`, explained ([`crate::denial`]).
+    pub fn refused(&self, verb: Verb, tool: Option<&ToolId>, e: ClientIoError) -> CliError {
+        denial::explain(e, denial::Call { verb, tool }).with_runtime(&self.info)
+    }
+}
+
+/// A negotiated connection (no token yet), its standing and the envelope's `runtime`.
+pub struct Negotiated {
+    /// The connection.
+    pub client: NegotiatedClient,
+    /// The standing of the runtime behind it.
+    pub standing: Standing,
+    /// The `runtime` object of the JSON envelope (standing not overridden).
+    pub info: Value,
+}
+
+/// Connect and negotiate with the runtime at `socket`, and assess its standing.
+pub async fn negotiate(socket: &Path) -> Result<Negotiated, CliError> {
+    let client = DevIntClient::connect_with(
+        socket,
         CLIENT_NAME,
         env!("CARGO_PKG_VERSION"),
         ClientOptions::default(),
     )
     .await?;
-    let provenance = negotiated.provenance().cloned();
-    let standing = standing::assess(&ctx.socket, provenance.as_ref());
-    let decision = standing::decide(&standing, privileged, ctx.allow_unverified);
-    let info = runtime_info(
-        &ctx.socket,
-        negotiated.ack(),
-        &standing,
-        decision == Decision::ProceedOverridden,
-    );
+    let standing = standing::assess(socket, client.provenance());
+    let info = runtime_info(socket, client.ack(), &standing, false);
+    Ok(Negotiated {
+        client,
+        standing,
+        info,
+    })
+}
+
+/// Connect to the runtime for `command`, decide the standing for `verb` (spec §8) and
+/// authorise with the token file.
+pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession, CliError> {
+    let Negotiated {
+        client,
+        standing,
+        mut info,
+    } = negotiate(&ctx.socket).await?;
+    let decision = standing::decide_for_verb(&standing, verb, ctx.allow_unverified);
+    if decision == Decision::ProceedOverridden {
+        info["standing_overridden"] = json!(true);
+    }
     match decision {
         Decision::Proceed => {}
         Decision::ProceedUnverifiable => ctx.out.warn(&format!(
@@ -73,46 +110,27 @@ pub async fn open(ctx: &Ctx, command: &str, privileged: bool) -> Result<RuntimeS
              --allow-unverified-runtime was given",
             standing::explain(&standing)
         )),
-        Decision::Refuse(exit) => {
-            return Err(standing::refusal(&standing, exit, command).with_runtime(&info));
+        Decision::Refuse(refused) => {
+            return Err(standing::refusal(&standing, refused.exit(), command).with_runtime(&info));
         }
     }
-    let token = devint_net::token_file::read_token_file(&ctx.token_file)
-        .map_err(devint_net::client::ClientIoError::from)?;
+    let token = devint_net::token_file::read_token_file(&ctx.token_file).map_err(|e| {
+        CliError::from(devint_net::client::ClientIoError::from(e)).with_runtime(&info)
+    })?;
     Ok(RuntimeSession {
-        client: negotiated.authorize(token),
+        client: client.authorize(token),
         info,
     })
 }
 
-/// The `runtime` object of the JSON envelope.
+/// The `runtime` object of the JSON envelope (the client library's [`RuntimeReport`],
+/// shared with `devint sidecar`).
 pub fn runtime_info(
     socket: &Path,
     ack: &pb::HelloAck,
     standing: &Standing,
     overridden: bool,
 ) -> Value {
-    let provenance = ack.provenance.as_ref().map(|p| {
-        json!({
-            "core_version": p.core_version,
-            "build_sha": p.build_sha,
-            "build_id_source": if p.build_id_source.is_empty() { "absent" } else { p.build_id_source.as_str() },
-            "pid": p.pid,
-            "executable_path": p.executable_path,
-            "executable_present": p.executable_present,
-            "source_path": p.source_path,
-            "started_at_unix_secs": p.started_at_unix_secs,
-        })
-    });
-    let reason = standing::explain(standing);
-    json!({
-        "socket": socket.display().to_string(),
-        "di_api_version": ack.di_api_version,
-        "core_version": ack.core_version,
-        "degraded": !ack.unavailable_verbs.is_empty(),
-        "provenance": provenance,
-        "standing": standing.token(),
-        "standing_reason": if reason.is_empty() { None } else { Some(reason) },
-        "standing_overridden": overridden,
-    })
+    serde_json::to_value(RuntimeReport::new(socket, ack, standing, overridden))
+        .unwrap_or(Value::Null)
 }

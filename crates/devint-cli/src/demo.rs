@@ -13,15 +13,17 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use devint::verbs::{Profile, SettingsScope, ToolId, VerbSet};
+use devint::verbs::{Level, Profile, SettingsScope, ToolId, VerbSet};
 use serde_json::Value;
 
 use crate::backend::BackendSite;
+use crate::cli::{
+    ApplyCommand, MutatingCommand, PlanCommand, PlanShape, StatusCommand, TokenChoice, ToolCommand,
+};
 use crate::connect::Ctx;
 use crate::enrol::EnrolArgs;
-use crate::exit::{CliError, Exit};
+use crate::exit::{CliError, CutShort, Exit, Status};
 use crate::output::Out;
-use crate::plan::PlanOptions;
 use crate::state::StateDir;
 
 /// The settings file the demo starts from: what a Claude Code user typically has.
@@ -46,13 +48,24 @@ const DEMO_GATEWAY: &str = "http://127.0.0.1:4000";
 /// The fake `claude`: prints a version, as `claude --version` does.
 const FAKE_CLAUDE: &str = "#!/bin/sh\necho \"2.0.14 (Claude Code)\"\n";
 
-/// The demo's private directory tree.
+/// The demo's private directory tree, removed when dropped unless kept: on success, on an
+/// error, on a closed stdout, on Ctrl-C or SIGTERM (the signal ends [`run`]'s walk and
+/// this value is dropped) and when a step panics (the stack unwinds through it).
 struct Sandbox {
     root: PathBuf,
+    keep: bool,
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if !self.keep {
+            self.remove();
+        }
+    }
 }
 
 impl Sandbox {
-    fn create() -> Result<Sandbox, CliError> {
+    fn create(keep: bool) -> Result<Sandbox, CliError> {
         let root = PathBuf::from(format!(
             "/tmp/devint-demo-{}-{:08x}",
             std::process::id(),
@@ -65,7 +78,7 @@ impl Sandbox {
             .map_err(|e| {
                 CliError::internal(format!("cannot create the sandbox {}: {e}", root.display()))
             })?;
-        Ok(Sandbox { root })
+        Ok(Sandbox { root, keep })
     }
     fn home(&self) -> PathBuf {
         self.root.join("home")
@@ -116,28 +129,46 @@ impl Sandbox {
     }
 }
 
-/// Run the demo. `keep` leaves the sandbox in place.
+/// Run the demo. `keep` leaves the sandbox in place. Ctrl-C or SIGTERM stops the walk,
+/// stops the runtime, removes the sandbox and exits 130 or 143.
 pub async fn run(out: Out, keep: bool) -> Result<Exit, CliError> {
-    let sandbox = Sandbox::create()?;
-    let result = walk(&sandbox, out).await;
+    use tokio::signal::unix::{signal, SignalKind};
+    let install = |kind| {
+        signal(kind)
+            .map_err(|e| CliError::internal(format!("cannot install a signal handler: {e}")))
+    };
+    let mut interrupt = install(SignalKind::interrupt())?;
+    let mut terminate = install(SignalKind::terminate())?;
+    let sandbox = Sandbox::create(keep)?;
+    let result = walk(&sandbox, out, async {
+        tokio::select! {
+            _ = interrupt.recv() => stopped(CutShort::Interrupted, "Ctrl-C"),
+            _ = terminate.recv() => stopped(CutShort::Terminated, "SIGTERM"),
+        }
+    })
+    .await;
     if keep {
         say(
             &out,
             &format!("\nsandbox kept at {}", sandbox.root.display()),
-        );
-    } else {
-        sandbox.remove();
+        )?;
     }
+    drop(sandbox);
     result
 }
 
-fn say(out: &Out, text: &str) {
-    if !out.json() {
-        println!("{text}");
-    }
+fn stopped(signal: CutShort, by: &str) -> CliError {
+    CliError::cut_short(
+        signal,
+        format!("the demo was stopped by {by}; its sandbox is removed"),
+    )
 }
 
-fn show_settings(out: &Out, path: &Path, when: &str) -> Vec<u8> {
+fn say(out: &Out, text: &str) -> Result<(), CliError> {
+    out.print(text)
+}
+
+fn show_settings(out: &Out, path: &Path, when: &str) -> Result<Vec<u8>, CliError> {
     let bytes = std::fs::read(path).unwrap_or_default();
     say(
         out,
@@ -146,11 +177,18 @@ fn show_settings(out: &Out, path: &Path, when: &str) -> Vec<u8> {
             path.display(),
             String::from_utf8_lossy(&bytes)
         ),
-    );
-    bytes
+    )?;
+    Ok(bytes)
 }
 
-async fn walk(sandbox: &Sandbox, out: Out) -> Result<Exit, CliError> {
+/// Populate the sandbox, start the runtime, walk the steps until they end or `signal`
+/// fires, then stop the runtime and wait for it (so nothing writes into the sandbox once
+/// it is removed).
+async fn walk(
+    sandbox: &Sandbox,
+    out: Out,
+    signal: impl std::future::Future<Output = CliError>,
+) -> Result<Exit, CliError> {
     sandbox.populate()?;
     let state = sandbox.state()?;
     let site = BackendSite {
@@ -163,9 +201,9 @@ async fn walk(sandbox: &Sandbox, out: Out) -> Result<Exit, CliError> {
     say(
         &out,
         &format!("devint demo — sandbox {}", sandbox.root.display()),
-    );
-    say(&out, "  HOME, PATH, state, socket and token file all live in the sandbox; nothing outside it is read or written.");
-    let original = show_settings(&out, &sandbox.settings(), "before");
+    )?;
+    say(&out, "  HOME, PATH, state, socket and token file all live in the sandbox; nothing outside it is read or written.")?;
+    let original = show_settings(&out, &sandbox.settings(), "before")?;
 
     let runtime = crate::serve::prepare(&sandbox.socket(), &state, &site)?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -177,15 +215,20 @@ async fn walk(sandbox: &Sandbox, out: Out) -> Result<Exit, CliError> {
             })
             .await;
     });
-    say(
-        &out,
-        &format!(
-            "\nruntime serving on {} (in this process, the real server)",
-            sandbox.socket().display()
-        ),
-    );
-
-    let outcome = steps(sandbox, &state, out, &original).await;
+    let outcome = async {
+        say(
+            &out,
+            &format!(
+                "\nruntime serving on {} (in this process, the real server)",
+                sandbox.socket().display()
+            ),
+        )?;
+        tokio::select! {
+            outcome = steps(sandbox, &state, out, &original) => outcome,
+            e = signal => Err(e),
+        }
+    }
+    .await;
 
     let _ = stop.send(());
     let _ = tokio::time::timeout(Duration::from_secs(10), server).await;
@@ -196,16 +239,17 @@ async fn step<F>(out: &Out, n: u32, title: &str, command: &str, f: F) -> Result<
 where
     F: std::future::Future<Output = Result<Exit, CliError>>,
 {
-    say(out, &format!("\n== {n}. {title}: `{command}`"));
+    say(out, &format!("\n== {n}. {title}: `{command}`"))?;
     match f.await {
         Ok(exit) => {
             if exit != Exit::Ok {
-                say(out, &format!("   (exit {} — expected here)", exit.code()));
+                say(out, &format!("   (exit {} — expected here)", exit.code()))?;
             }
             Ok(exit)
         }
+        Err(e) if e.exit == Status::CutShort(CutShort::ClosedPipe) => Err(e),
         Err(e) => {
-            say(out, &format!("   stopped: {e}"));
+            say(out, &format!("   stopped: {e}"))?;
             Err(e)
         }
     }
@@ -218,7 +262,7 @@ async fn steps(
     original: &[u8],
 ) -> Result<Exit, CliError> {
     let tool = ToolId::parse("claude-code").map_err(|e| CliError::internal(e.to_string()))?;
-    say(&out, "\n== 0. enrol a client explicitly: `devint enrol --client demo --tool claude-code --verbs full`");
+    say(&out, "\n== 0. enrol a client explicitly: `devint enrol --client demo --tool claude-code --verbs full`")?;
     let args = EnrolArgs {
         client: "demo".into(),
         tool: vec![tool.clone()],
@@ -235,12 +279,26 @@ async fn steps(
         out,
         allow_unverified: false,
     };
-    let options = PlanOptions {
-        scope: SettingsScope::User,
+    let token = TokenChoice::default();
+    let shape = PlanShape {
         profile: Profile::Recommended,
-        level: None,
+        level: Level::GatewayProtected,
         policy: None,
         allow_privileged: false,
+    };
+    let on_tool = ToolCommand {
+        tool: tool.clone(),
+        token: token.clone(),
+    };
+    let mutate = MutatingCommand {
+        tool: tool.clone(),
+        yes: true,
+        token: token.clone(),
+    };
+    let status = StatusCommand {
+        tool: Some(tool.clone()),
+        all: false,
+        token: token.clone(),
     };
 
     let walk = async {
@@ -250,7 +308,15 @@ async fn steps(
             2,
             "plan (a dry run: nothing changes)",
             "devint plan claude-code --scope user",
-            crate::plan::plan(&ctx, tool.clone(), &options),
+            crate::plan::plan(
+                &ctx,
+                &PlanCommand {
+                    tool: tool.clone(),
+                    scope: SettingsScope::User,
+                    shape: shape.clone(),
+                    token: token.clone(),
+                },
+            ),
         )
         .await?;
         step(
@@ -258,16 +324,26 @@ async fn steps(
             3,
             "apply",
             "devint apply claude-code --scope user --yes",
-            crate::plan::apply(&ctx, tool.clone(), &options, true),
+            crate::plan::apply(
+                &ctx,
+                &ApplyCommand {
+                    tool: tool.clone(),
+                    plan: None,
+                    scope: Some(SettingsScope::User),
+                    shape: shape.clone(),
+                    yes: true,
+                    token: token.clone(),
+                },
+            ),
         )
         .await?;
-        let applied = show_settings(&out, &sandbox.settings(), "after apply");
+        let applied = show_settings(&out, &sandbox.settings(), "after apply")?;
         step(
             &out,
             4,
             "status",
             "devint status claude-code",
-            crate::inspect::status(&ctx, Some(tool.clone())),
+            crate::inspect::status(&ctx, &status),
         )
         .await?;
         step(
@@ -275,51 +351,56 @@ async fn steps(
             5,
             "verify",
             "devint verify claude-code",
-            crate::inspect::verify(&ctx, tool.clone()),
+            crate::inspect::verify(&ctx, &on_tool),
         )
         .await?;
         say(
             &out,
             "\n== 6. simulated drift: something changes a value devint manages",
-        );
+        )?;
         match drift(&sandbox.settings(), original, &applied) {
-            Some(key) => say(&out, &format!("   changed `{key}` behind devint's back")),
+            Some(key) => say(&out, &format!("   changed `{key}` behind devint's back"))?,
             None => say(
                 &out,
                 "   (apply changed no value in the settings file; nothing to drift)",
-            ),
+            )?,
         }
-        show_settings(&out, &sandbox.settings(), "after drift");
+        show_settings(&out, &sandbox.settings(), "after drift")?;
         step(
             &out,
             7,
             "status shows the drift",
             "devint status claude-code",
-            crate::inspect::status(&ctx, Some(tool.clone())),
+            crate::inspect::status(&ctx, &status),
         )
         .await?;
         step(
             &out,
             8,
             "repair",
-            "devint repair claude-code",
-            crate::remove::repair(&ctx, tool.clone()),
+            "devint repair claude-code --yes",
+            crate::remove::repair(&ctx, &mutate),
         )
         .await?;
-        show_settings(&out, &sandbox.settings(), "after repair");
+        show_settings(&out, &sandbox.settings(), "after repair")?;
         step(
             &out,
             9,
             "remove",
             "devint remove claude-code --yes",
-            crate::remove::remove(&ctx, tool.clone(), true),
+            crate::remove::remove(&ctx, &mutate),
         )
         .await?;
         Ok::<(), CliError>(())
     };
     let walked = walk.await;
+    if let Err(e) = &walked {
+        if e.exit == Status::CutShort(CutShort::ClosedPipe) {
+            return Err(CliError::closed_pipe());
+        }
+    }
 
-    let now = show_settings(&out, &sandbox.settings(), "at the end");
+    let now = show_settings(&out, &sandbox.settings(), "at the end")?;
     let identical = now == original;
     say(
         &out,
@@ -327,14 +408,14 @@ async fn steps(
             "\nsettings file byte-identical to the original: {}",
             if identical { "yes" } else { "NO" }
         ),
-    );
+    )?;
     if !identical {
         return Err(CliError::internal(
             "the settings file differs from the original after the demo",
         ));
     }
     walked?;
-    say(&out, "\ndemo complete: every step ran against the real runtime, and the settings file is back byte for byte.");
+    say(&out, "\ndemo complete: every step ran against the real runtime, and the settings file is back byte for byte.")?;
     Ok(Exit::Ok)
 }
 

@@ -8,7 +8,7 @@
 //! issue-new-then-revoke-old).
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use devint::auth::{ClientName, EnrolmentRecord, Scope, TokenId, ToolScope};
 use devint::time::UnixSecs;
@@ -17,9 +17,10 @@ use devint_net::book::BookFile;
 use devint_net::token_file::write_token_file;
 use serde_json::{json, Value};
 
+use crate::args;
 use crate::exit::{CliError, Exit};
-use crate::output::{utc, Out, Table};
-use crate::plan::parse_tool;
+use crate::output::Out;
+use crate::words;
 
 /// `devint enrol`'s arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -29,7 +30,8 @@ pub struct EnrolArgs {
     #[arg(long)]
     pub client: String,
     /// A tool the token may act on (repeat for more).
-    #[arg(long, value_parser = parse_tool)]
+    #[arg(long, value_parser = args::ToolArg,
+          add = clap_complete::engine::ArgValueCandidates::new(args::tool_candidates))]
     pub tool: Vec<ToolId>,
     /// Every tool, including ones added later.
     #[arg(long)]
@@ -38,8 +40,8 @@ pub struct EnrolArgs {
     /// a comma-separated list of verbs.
     #[arg(long, default_value = "read-only", value_parser = parse_verbs)]
     pub verbs: VerbSet,
-    /// How long the token lives (`30d`, `12h`, `90m`, `3600s`).
-    #[arg(long, default_value = "30d", value_parser = parse_duration)]
+    /// How long the token lives (`30d`, `1y`, `12h`, `1h30m`, `3600s`).
+    #[arg(long, default_value = "30d", value_parser = args::duration())]
     pub ttl: Duration,
     /// Where to write the token (default: AA_DEVINT_TOKEN_FILE, else devint.token beside
     /// the socket).
@@ -74,31 +76,8 @@ pub fn parse_verbs(s: &str) -> Result<VerbSet, String> {
     Ok(set)
 }
 
-/// Parse `30d`, `12h`, `90m`, `45s` (or plain seconds).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (number, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let n: u64 = number
-        .parse()
-        .map_err(|_| "a duration is a number and a unit: 30d, 12h, 90m, 45s".to_owned())?;
-    let secs = match unit {
-        "s" => n,
-        "m" => n.saturating_mul(60),
-        "h" => n.saturating_mul(3600),
-        "d" => n.saturating_mul(86_400),
-        _ => return Err("a duration's unit is s, m, h or d".into()),
-    };
-    if secs == 0 {
-        return Err("a duration must be at least one second".into());
-    }
-    Ok(Duration::from_secs(secs))
-}
-
-fn now() -> UnixSecs {
-    UnixSecs::from_system_time(SystemTime::now())
+fn now() -> u64 {
+    words::now_unix_secs()
 }
 
 fn book_error(e: devint_net::book::BookFileError) -> CliError {
@@ -141,13 +120,13 @@ fn scope_words(scope: &Scope) -> (String, String) {
     (tools, verbs)
 }
 
-fn record_json(r: &EnrolmentRecord, now: UnixSecs) -> Value {
+fn record_json(r: &EnrolmentRecord, now: u64) -> Value {
     json!({
         "token_id": r.token_id().as_str(),
         "client_name": r.client_name().as_str(),
         "issued_at_unix_secs": r.issued_at(),
         "expires_at_unix_secs": r.expires_at(),
-        "expired": r.is_expired(now),
+        "expired": r.is_expired(UnixSecs::new(now)),
         "scope": scope_json(r.scope()),
     })
 }
@@ -179,14 +158,21 @@ pub fn enrol(
     let issued_at = now();
     let file = BookFile::new(book);
     let (id, secret) = file
-        .update(|b| b.issue(client.clone(), scope.clone(), args.ttl, issued_at))
+        .update(|b| {
+            b.issue(
+                client.clone(),
+                scope.clone(),
+                args.ttl,
+                UnixSecs::new(issued_at),
+            )
+        })
         .map_err(book_error)?;
     if let Err(e) = write_token_file(token_file, &secret) {
         // Never leave a record whose secret nobody holds.
         let _ = file.update(|b| b.revoke(&id).map(|_| ()));
         return Err(CliError::internal(e.to_string()).fix("choose a writable --token-file"));
     }
-    let expires_at = issued_at.saturating_add(args.ttl);
+    let expires_at = issued_at.saturating_add(args.ttl.as_secs());
     let token = args.print.then(|| secret.expose_secret_hex());
     let (tools, verbs) = scope_words(&scope);
     out.result(
@@ -201,13 +187,14 @@ pub fn enrol(
             "token_file": token_file.display().to_string(),
             "token": token.as_ref().map(|t| t.as_str()),
         }),
-        |s| {
+        |p| {
             let mut text = format!(
-                "{} client {} as token {}\n  scope: {tools} × {verbs}\n  expires: {}\n  token written to {} (mode 0600)\n",
-                s.good("enrolled"),
+                "{} client {} as token {}: {tools}, {verbs}; expires {} ({})\n  token written to {} (mode 0600)\n",
+                p.s.good("Enrolled"),
                 client.as_str(),
                 id.as_str(),
-                utc(expires_at),
+                words::time(expires_at),
+                words::relative(expires_at),
                 token_file.display()
             );
             if let Some(t) = &token {
@@ -215,7 +202,7 @@ pub fn enrol(
             }
             text
         },
-    );
+    )?;
     Ok(Exit::Ok)
 }
 
@@ -248,6 +235,17 @@ pub enum TokensAction {
     },
 }
 
+impl TokensAction {
+    /// The command's name in JSON output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TokensAction::List => "tokens list",
+            TokensAction::Rotate { .. } => "tokens rotate",
+            TokensAction::Revoke { .. } => "tokens revoke",
+        }
+    }
+}
+
 fn parse_token_id(s: &str) -> Result<TokenId, String> {
     TokenId::parse(s).map_err(|_| {
         "a token id looks like tok_ and 32 hex characters; `devint tokens list` shows them"
@@ -260,12 +258,14 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
     let book = BookFile::new(book).load().map_err(book_error)?;
     let now = now();
     let records: Vec<Value> = book.list().map(|r| record_json(r, now)).collect();
-    out.result("tokens list", None, &json!({ "tokens": records }), |s| {
+    out.result("tokens list", None, &json!({ "tokens": records }), |p| {
         if book.is_empty() {
             return "no client is enrolled; `devint enrol --client NAME --all-tools` enrols one"
                 .into();
         }
-        let mut t = Table::new(&["TOKEN ID", "CLIENT", "TOOLS", "VERBS", "ISSUED", "EXPIRES"]);
+        let mut t = p
+            .table(&["TOKEN ID", "CLIENT", "TOOLS", "VERBS", "EXPIRES"])
+            .whole(0);
         for r in book.list() {
             let (tools, verbs) = scope_words(r.scope());
             t.row(vec![
@@ -273,16 +273,19 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
                 r.client_name().as_str().to_owned(),
                 tools,
                 verbs,
-                utc(r.issued_at()),
-                if r.is_expired(now) {
-                    s.bad(&format!("{} (expired)", utc(r.expires_at())))
+                if r.is_expired(UnixSecs::new(now)) {
+                    format!("{} (expired)", words::time(r.expires_at().get()))
                 } else {
-                    utc(r.expires_at())
+                    format!(
+                        "{} ({})",
+                        words::time(r.expires_at().get()),
+                        words::relative(r.expires_at().get())
+                    )
                 },
             ]);
         }
         t.render("")
-    });
+    })?;
     Ok(Exit::Ok)
 }
 
@@ -297,13 +300,15 @@ pub fn rotate(out: &Out, book: &Path, id: &TokenId, token_file: &Path) -> Result
                 .get(id)
                 .cloned()
                 .ok_or_else(|| devint::auth::EnrolmentError::UnknownTokenId(id.clone()))?;
-            let lifetime =
-                (old.expires_at().duration_since(old.issued_at())).max(Duration::from_secs(1));
+            let lifetime = old
+                .expires_at()
+                .duration_since(old.issued_at())
+                .max(Duration::from_secs(1));
             let (new_id, secret) = b.issue(
                 old.client_name().clone(),
                 old.scope().clone(),
                 lifetime,
-                issued_at,
+                UnixSecs::new(issued_at),
             )?;
             Ok((new_id, secret, old))
         })
@@ -326,17 +331,17 @@ pub fn rotate(out: &Out, book: &Path, id: &TokenId, token_file: &Path) -> Result
             "client_name": old.client_name().as_str(),
             "token_file": token_file.display().to_string(),
         }),
-        |s| {
+        |p| {
             format!(
                 "{} {} → {} for client {}\n  new token written to {} (mode 0600); the old token is revoked\n",
-                s.good("rotated"),
+                p.s.good("Rotated"),
                 id.as_str(),
                 new_id.as_str(),
                 old.client_name().as_str(),
                 token_file.display()
             )
         },
-    );
+    )?;
     Ok(Exit::Ok)
 }
 
@@ -349,15 +354,15 @@ pub fn revoke(out: &Out, book: &Path, id: &TokenId) -> Result<Exit, CliError> {
         "tokens revoke",
         None,
         &json!({ "revoked_token_id": id.as_str(), "client_name": record.client_name().as_str() }),
-        |s| {
+        |p| {
             format!(
                 "{} {} (client {}); its next request is denied\n",
-                s.good("revoked"),
+                p.s.good("Revoked"),
                 id.as_str(),
                 record.client_name().as_str()
             )
         },
-    );
+    )?;
     Ok(Exit::Ok)
 }
 
@@ -374,15 +379,5 @@ mod tests {
         assert!(!set.contains(Verb::Apply));
         assert!(parse_verbs("status,launch").is_err());
         assert!(parse_verbs(",").is_err());
-    }
-
-    #[test]
-    fn durations_take_a_unit_and_refuse_zero() {
-        assert_eq!(parse_duration("30d"), Ok(Duration::from_secs(30 * 86_400)));
-        assert_eq!(parse_duration("90m"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_duration("45"), Ok(Duration::from_secs(45)));
-        assert!(parse_duration("0d").is_err());
-        assert!(parse_duration("3w").is_err());
-        assert!(parse_duration("d").is_err());
     }
 }

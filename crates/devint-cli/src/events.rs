@@ -2,76 +2,47 @@
 //!
 //! DI-API clients of `scoped_events` (already-redacted verdict records) and
 //! `approval_relay` (relays the person's input; the runtime adjudicates, never this
-//! command).
+//! command). The approval id is checked by the core's type before anything is sent, and
+//! the runtime's acknowledgement must echo it.
 
-use std::time::SystemTime;
-
-use devint::verbs::{ApprovalId, ToolId, UserInput};
-
-use crate::connect::{open, Ctx};
-use crate::exit::{CliError, Exit};
-use crate::render;
 use devint::time::UnixSecs;
 use devint::verbs::Verb;
 
-/// clap parser for `--since`: unix seconds, or an age such as `90m`, `24h`, `7d`.
-pub fn parse_since(s: &str) -> Result<UnixSecs, String> {
-    if let Ok(secs) = s.parse::<u64>() {
-        return Ok(UnixSecs::new(secs));
-    }
-    let age = crate::enrol::parse_duration(s)?;
-    Ok(UnixSecs::from_system_time(SystemTime::now()).saturating_sub(age))
-}
-
-/// clap parser for an approval id.
-pub fn parse_approval(s: &str) -> Result<ApprovalId, String> {
-    ApprovalId::parse(s).map_err(|e| e.to_string())
-}
-
-/// clap parser for approve|deny|defer.
-pub fn parse_input(s: &str) -> Result<UserInput, String> {
-    UserInput::parse(s).map_err(|_| format!("use one of: {}", UserInput::TOKENS.join(", ")))
-}
+use crate::cli::{ApproveCommand, EventsCommand};
+use crate::connect::{open, Ctx};
+use crate::exit::{CliError, Exit};
+use crate::render;
 
 /// Run `events`.
-pub async fn events(
-    ctx: &Ctx,
-    tool: ToolId,
-    limit: u32,
-    since: UnixSecs,
-) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "events", Verb::ScopedEvents.is_privileged()).await?;
+pub async fn events(ctx: &Ctx, cmd: &EventsCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "events", Verb::ScopedEvents).await?;
     let list = rs
         .client
-        .scoped_events(tool.clone(), limit, since)
+        .scoped_events(cmd.tool.clone(), cmd.limit, UnixSecs::new(cmd.since))
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
-    ctx.out.result("events", Some(&rs.info), &list, |s| {
-        render::events(s, tool.as_str(), &list)
-    });
+        .map_err(|e| rs.refused(Verb::ScopedEvents, Some(&cmd.tool), e))?;
+    ctx.out.result("events", Some(&rs.info), &list, |p| {
+        render::events(p, cmd.tool.as_str(), cmd.since, &list)
+    })?;
     Ok(Exit::Ok)
 }
 
 /// Run `approve`.
-pub async fn approve(
-    ctx: &Ctx,
-    tool: ToolId,
-    id: ApprovalId,
-    input: UserInput,
-) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "approve", Verb::ApprovalRelay.is_privileged()).await?;
+pub async fn approve(ctx: &Ctx, cmd: &ApproveCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "approve", Verb::ApprovalRelay).await?;
     let ack = rs
         .client
-        .approval_relay(tool, id, input)
+        .approval_relay(cmd.tool.clone(), cmd.id.clone(), cmd.input)
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
+        .map_err(|e| rs.refused(Verb::ApprovalRelay, Some(&cmd.tool), e))?;
+    if ack.approval_id != cmd.id || ack.relayed_input != cmd.input {
+        return Err(rs.fail(CliError::internal(format!(
+            "the runtime acknowledged approval {} ({}), not the {} ({}) that was sent",
+            ack.approval_id, ack.relayed_input, cmd.id, cmd.input
+        ))));
+    }
     ctx.out.result("approve", Some(&rs.info), &ack, |_| {
-        format!(
-            "relayed `{}` for approval {} at {}; the runtime decides",
-            ack.relayed_input,
-            ack.approval_id,
-            crate::output::utc(ack.accepted_at_unix_secs)
-        )
-    });
+        render::approval(cmd.tool.as_str(), &ack)
+    })?;
     Ok(Exit::Ok)
 }

@@ -8,15 +8,16 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use devint::verbs::{
-    Evidence, ReadBackOutcome, StatusState, StatusView, ToolId, ToolSummary, VerificationOutcome,
-    VerificationView,
+    Evidence, Phase, ReadBackOutcome, StatusState, StatusView, ToolId, ToolSummary, Verb,
+    VerificationOutcome, VerificationView,
 };
 use serde_json::json;
 
+use crate::cli::{StatusCommand, ToolCommand};
 use crate::connect::{open, Ctx, RuntimeSession};
 use crate::exit::{CliError, Exit};
-use crate::render;
-use devint::verbs::Verb;
+use crate::output::write_stderr_raw;
+use crate::render::{self, OverviewRow};
 
 /// The exit code a status reports (spec §9): drifted 5, incompatible 4, else 0.
 pub fn status_exit(views: &[StatusView]) -> Exit {
@@ -53,59 +54,85 @@ async fn summaries(rs: &mut RuntimeSession) -> Vec<ToolSummary> {
         .unwrap_or_default()
 }
 
-/// Run `status` for one tool, or for every detected tool.
-pub async fn status(ctx: &Ctx, tool: Option<ToolId>) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "status", Verb::Status.is_privileged()).await?;
-    let tools = summaries(&mut rs).await;
-    let err = |e| CliError::from(e).with_runtime(&rs.info);
-    match tool {
-        Some(tool) => {
-            let view = rs
-                .client
-                .status(tool.clone())
-                .await
-                .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
-            let summary = tools.iter().find(|t| t.tool_id == tool);
-            ctx.out.result("status", Some(&rs.info), &view, |s| {
-                render::status(s, &view, summary)
-            });
-            Ok(status_exit(std::slice::from_ref(&view)))
-        }
-        None => {
-            let detected: Vec<&ToolSummary> = tools.iter().filter(|t| t.detected).collect();
-            let mut views = Vec::new();
-            for t in &detected {
-                views.push(rs.client.status(t.tool_id.clone()).await.map_err(err)?);
-            }
-            ctx.out.result("status", Some(&rs.info), &json!({ "tools": views }), |s| {
-                if views.is_empty() {
-                    return "no tool is detected on this host; `devint tools` lists what devint knows".into();
-                }
-                views
-                    .iter()
-                    .map(|v| render::status(s, v, tools.iter().find(|t| t.tool_id == v.tool_id)))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            });
-            Ok(status_exit(&views))
-        }
+/// Run `status` for one tool, or the overview.
+pub async fn status(ctx: &Ctx, cmd: &StatusCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "status", Verb::Status).await?;
+    match &cmd.tool {
+        Some(tool) => one(ctx, &mut rs, tool).await,
+        None => overview(ctx, &mut rs, cmd.all).await,
     }
 }
 
+async fn one(ctx: &Ctx, rs: &mut RuntimeSession, tool: &ToolId) -> Result<Exit, CliError> {
+    let tools = summaries(rs).await;
+    let view = rs
+        .client
+        .status(tool.clone())
+        .await
+        .map_err(|e| rs.refused(Verb::Status, Some(tool), e))?;
+    let summary = tools.iter().find(|t| &t.tool_id == tool);
+    ctx.out.result("status", Some(&rs.info), &view, |p| {
+        render::status(p, &view, summary)
+    })?;
+    Ok(status_exit(std::slice::from_ref(&view)))
+}
+
+/// Whether the overview shows a tool without `--all`: detected, or with something of
+/// devint's installed.
+fn worth_a_line(tool: &ToolSummary, status: &StatusView) -> bool {
+    tool.detected
+        || !matches!(
+            status.phase,
+            Phase::NotInstalled | Phase::DetectedNotIntegrated
+        )
+}
+
+async fn overview(ctx: &Ctx, rs: &mut RuntimeSession, all: bool) -> Result<Exit, CliError> {
+    let tools = rs.client.list_tools().await.map_err(|e| {
+        rs.refused(Verb::ListTools, None, e)
+            .context("the overview needs the runtime's tool list")
+    })?;
+    let mut shown: Vec<(&ToolSummary, StatusView)> = Vec::new();
+    for tool in &tools.tools {
+        let view = rs
+            .client
+            .status(tool.tool_id.clone())
+            .await
+            .map_err(|e| rs.refused(Verb::Status, Some(&tool.tool_id), e))?;
+        if all || worth_a_line(tool, &view) {
+            shown.push((tool, view));
+        }
+    }
+    // Detected tools first, each group in the runtime's order.
+    shown.sort_by_key(|(tool, _)| !tool.detected);
+    let hidden = tools.tools.len() - shown.len();
+    let views: Vec<&StatusView> = shown.iter().map(|(_, v)| v).collect();
+    let rows: Vec<OverviewRow<'_>> = shown
+        .iter()
+        .map(|(tool, status)| OverviewRow { tool, status })
+        .collect();
+    ctx.out
+        .result("status", Some(&rs.info), &json!({ "tools": views }), |p| {
+            render::overview(p, &rows, hidden)
+        })?;
+    let owned: Vec<StatusView> = shown.into_iter().map(|(_, v)| v).collect();
+    Ok(status_exit(&owned))
+}
+
 /// Run `verify`, with a progress indicator on a terminal while the runtime works.
-pub async fn verify(ctx: &Ctx, tool: ToolId) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "verify", Verb::Verify.is_privileged()).await?;
-    let show_progress = !ctx.out.json() && std::io::stderr().is_terminal();
-    let call = rs.client.verify(tool.clone());
+pub async fn verify(ctx: &Ctx, cmd: &ToolCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "verify", Verb::Verify).await?;
+    let show_progress = !ctx.out.json() && !ctx.out.quiet && std::io::stderr().is_terminal();
+    let call = rs.client.verify(cmd.tool.clone());
     let view = if show_progress {
-        with_progress(&format!("verifying {tool}"), call).await
+        with_progress(&format!("verifying {}", cmd.tool), call).await
     } else {
         call.await
-    }
-    .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
-    ctx.out.result("verify", Some(&rs.info), &view, |s| {
-        render::verification(s, tool.as_str(), &view)
-    });
+    };
+    let view = view.map_err(|e| rs.refused(Verb::Verify, Some(&cmd.tool), e))?;
+    ctx.out.result("verify", Some(&rs.info), &view, |p| {
+        render::verification(p, cmd.tool.as_str(), &view)
+    })?;
     Ok(verify_exit(&view))
 }
 
@@ -118,11 +145,11 @@ async fn with_progress<T>(label: &str, work: impl std::future::Future<Output = T
     loop {
         tokio::select! {
             out = &mut work => {
-                eprint!("\r\x1b[2K");
+                write_stderr_raw("\r\x1b[2K");
                 return out;
             }
             _ = tick.tick() => {
-                eprint!("\r{} {label}…", FRAMES[frame % FRAMES.len()]);
+                write_stderr_raw(&format!("\r{} {label}…", FRAMES[frame % FRAMES.len()]));
                 frame += 1;
             }
         }

@@ -1,12 +1,16 @@
 //! `devint`: the command line of the Developer Integration API.
 //!
-//! `serve` runs the runtime; `enrol` and `tokens` administer the enrolment book file; the
-//! lifecycle commands (`tools`, `plan`, `apply`, `status`, `verify`, `repair`, `remove`,
-//! `events`, `approve`) are DI-API clients of a running runtime, each preceded by the
-//! provenance standing check of spec §8; `demo` walks the lifecycle in a sandbox. Exit
-//! codes are spec §9's ([`exit::Exit`]). See `docs/cli.md`.
+//! `serve` runs the runtime; `enrol` and `tokens` administer the enrolment book file and
+//! `profile` shows the runtime's policy profiles (both on the trusted side, as the owning
+//! user); the lifecycle commands (`tools`, `plan`, `apply`, `status`, `verify`, `repair`,
+//! `remove`, `events`, `approve`) are DI-API clients of a running runtime, each preceded by
+//! the provenance standing check of spec §8; `demo` walks the lifecycle in a sandbox. Exit
+//! codes are spec §9's ([`exit::Exit`]). See `man devint` and `docs/cli.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Every byte to stdout or stderr goes through `output`, so a closed pipe is an exit
+// status and never a panic.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
 // Under `--cfg loom` (the model-checking build) tokio has no `net` or `signal` and the
 // library leaves its socket client and server out, so the command is an empty stub: the
@@ -14,6 +18,8 @@
 #[cfg(loom)]
 fn main() {}
 
+#[cfg(not(loom))]
+mod args;
 #[cfg(not(loom))]
 mod backend;
 #[cfg(not(loom))]
@@ -27,17 +33,27 @@ mod consent;
 #[cfg(not(loom))]
 mod demo;
 #[cfg(not(loom))]
+mod denial;
+#[cfg(not(loom))]
 mod enrol;
 #[cfg(not(loom))]
 mod events;
 #[cfg(not(loom))]
 mod exit;
 #[cfg(not(loom))]
+mod files;
+#[cfg(not(loom))]
 mod inspect;
+#[cfg(not(loom))]
+mod manpages;
 #[cfg(not(loom))]
 mod output;
 #[cfg(not(loom))]
 mod plan;
+#[cfg(not(loom))]
+mod plan_stash;
+#[cfg(not(loom))]
+mod profile;
 #[cfg(not(loom))]
 mod remove;
 #[cfg(not(loom))]
@@ -49,7 +65,15 @@ mod standing;
 #[cfg(not(loom))]
 mod state;
 #[cfg(not(loom))]
+mod suggest;
+#[cfg(not(loom))]
+mod table;
+#[cfg(not(loom))]
 mod tools;
+#[cfg(not(loom))]
+mod version;
+#[cfg(not(loom))]
+mod words;
 
 #[cfg(not(loom))]
 use std::path::{Path, PathBuf};
@@ -57,10 +81,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[cfg(not(loom))]
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 #[cfg(not(loom))]
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, GlobalFlag};
 #[cfg(not(loom))]
 use crate::connect::Ctx;
 #[cfg(not(loom))]
@@ -68,17 +92,34 @@ use crate::enrol::TokensAction;
 #[cfg(not(loom))]
 use crate::exit::{CliError, Exit};
 #[cfg(not(loom))]
-use crate::output::Out;
+use crate::output::{Out, OutputMode};
+#[cfg(not(loom))]
+use crate::profile::ProfileAction;
 #[cfg(not(loom))]
 use crate::state::StateDir;
 
+/// The command line's definition, with the build's commit in `--version`.
+#[cfg(not(loom))]
+pub fn cli_command() -> clap::Command {
+    // clap keeps a version as `&'static str` unless its `string` feature is on; one short
+    // string per process is leaked instead.
+    let version: &'static str = Box::leak(version::short().into_boxed_str());
+    Cli::command().version(version)
+}
+
 #[cfg(not(loom))]
 fn main() -> ExitCode {
+    completions::complete_if_asked();
     // clap exits 2 on a usage error and 0 for --help/--version (spec §9).
-    let cli = Cli::parse();
-    init_tracing(&cli.command);
-    let out = Out::detect(cli.output);
-    let name = command_name(&cli.command);
+    let matches = cli_command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    refuse_inapplicable_flags(&cli, &matches);
+    let out = Out::detect(cli.output, cli.color, cli.quiet);
+    init_tracing(&cli, &out);
+    let name = cli.command.name();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -100,43 +141,53 @@ fn main() -> ExitCode {
     }
 }
 
+/// A global option given on the command line to a command it means nothing to is a usage
+/// error (exit 2), never silently ignored. Environment variables are ambient and not
+/// checked.
 #[cfg(not(loom))]
-fn init_tracing(command: &Command) {
-    use tracing_subscriber::EnvFilter;
-    let default = match command {
-        Command::Serve(_) => "info",
-        _ => "warn",
-    };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+fn refuse_inapplicable_flags(cli: &Cli, matches: &clap::ArgMatches) {
+    for (flag, id, spelling) in GlobalFlag::ALL {
+        let given = matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+        if given && !cli.command.accepts(flag) {
+            cli_command()
+                .error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!(
+                        "{spelling} does not apply to `devint {}`; it is read by {}",
+                        cli.command.name(),
+                        Command::accepting(flag)
+                    ),
+                )
+                .exit();
+        }
+    }
 }
 
-/// The command's name as it appears in JSON output.
+/// Logs go to stderr: `-v`/`-q` set the level (RUST_LOG overrides), colour only where
+/// stderr gets it.
 #[cfg(not(loom))]
-fn command_name(command: &Command) -> &'static str {
-    match command {
-        Command::Serve(_) => "serve",
-        Command::Enrol(_) => "enrol",
-        Command::Tokens { action } => match action {
-            TokensAction::List => "tokens list",
-            TokensAction::Rotate { .. } => "tokens rotate",
-            TokensAction::Revoke { .. } => "tokens revoke",
-        },
-        Command::Tools => "tools",
-        Command::Plan { .. } => "plan",
-        Command::Apply { .. } => "apply",
-        Command::Status { .. } => "status",
-        Command::Verify { .. } => "verify",
-        Command::Repair { .. } => "repair",
-        Command::Remove { .. } => "remove",
-        Command::Events { .. } => "events",
-        Command::Approve { .. } => "approve",
-        Command::Demo { .. } => "demo",
-        Command::Completions { .. } => "completions",
-    }
+fn init_tracing(cli: &Cli, out: &Out) {
+    use tracing_subscriber::EnvFilter;
+    let base = match cli.command {
+        Command::Serve(_) => 1,
+        _ => 0,
+    };
+    let level = if cli.quiet {
+        "error"
+    } else {
+        match base + cli.verbose {
+            0 => "warn",
+            1 => "info",
+            2 => "debug",
+            _ => "trace",
+        }
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(out.colour_err)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 /// `--socket`, else `AA_DEVINT_SOCKET`, else `$HOME/.aa/run/devint.sock`.
@@ -171,53 +222,53 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
             allow_unverified: cli.allow_unverified_runtime,
         })
     };
+    let state = || StateDir::resolve(cli.state_dir.as_deref());
     match &cli.command {
         Command::Serve(args) => {
-            let state = StateDir::resolve(cli.state_dir.as_deref())?;
-            serve::run(&socket_path(cli.socket.as_deref())?, &state, args).await
+            serve::run(&socket_path(cli.socket.as_deref())?, &state()?, args).await
         }
         Command::Enrol(args) => {
-            let state = StateDir::resolve(cli.state_dir.as_deref())?;
             let file = match &args.token_file {
                 Some(f) => f.clone(),
                 None => token_file(&socket_path(cli.socket.as_deref())?),
             };
-            enrol::enrol(&out, &state.book(), args, &file)
+            enrol::enrol(&out, &state()?.book(), args, &file)
         }
-        Command::Tokens { action } => {
-            let state = StateDir::resolve(cli.state_dir.as_deref())?;
-            match action {
-                TokensAction::List => enrol::list(&out, &state.book()),
-                TokensAction::Rotate { id, token_file: f } => {
-                    let file = match f {
-                        Some(f) => f.clone(),
-                        None => token_file(&socket_path(cli.socket.as_deref())?),
-                    };
-                    enrol::rotate(&out, &state.book(), id, &file)
-                }
-                TokensAction::Revoke { id } => enrol::revoke(&out, &state.book(), id),
+        Command::Tokens { action } => match action {
+            TokensAction::List => enrol::list(&out, &state()?.book()),
+            TokensAction::Rotate { id, token_file: f } => {
+                let file = match f {
+                    Some(f) => f.clone(),
+                    None => token_file(&socket_path(cli.socket.as_deref())?),
+                };
+                enrol::rotate(&out, &state()?.book(), id, &file)
             }
-        }
-        Command::Tools => tools::run(&ctx()?).await,
-        Command::Plan { tool, options } => plan::plan(&ctx()?, tool.clone(), options).await,
-        Command::Apply { tool, options, yes } => {
-            plan::apply(&ctx()?, tool.clone(), &options.clone().into(), *yes).await
-        }
-        Command::Status { tool } => inspect::status(&ctx()?, tool.clone()).await,
-        Command::Verify { tool } => inspect::verify(&ctx()?, tool.clone()).await,
-        Command::Repair { tool } => remove::repair(&ctx()?, tool.clone()).await,
-        Command::Remove { tool, yes } => remove::remove(&ctx()?, tool.clone(), *yes).await,
-        Command::Events { tool, limit, since } => {
-            events::events(&ctx()?, tool.clone(), *limit, *since).await
-        }
-        Command::Approve { tool, id, input } => {
-            events::approve(&ctx()?, tool.clone(), id.clone(), *input).await
-        }
+            TokensAction::Revoke { id } => enrol::revoke(&out, &state()?.book(), id),
+        },
+        Command::Whoami(_) => Err(CliError::internal("whoami is not available yet")),
+        Command::Tools(_) => tools::run(&ctx()?).await,
+        Command::Plan(cmd) => plan::plan(&ctx()?, cmd).await,
+        Command::Apply(cmd) => plan::apply(&ctx()?, cmd).await,
+        Command::Status(cmd) => inspect::status(&ctx()?, cmd).await,
+        Command::Verify(cmd) => inspect::verify(&ctx()?, cmd).await,
+        Command::Repair(cmd) => remove::repair(&ctx()?, cmd).await,
+        Command::Remove(cmd) => remove::remove(&ctx()?, cmd).await,
+        Command::Events(cmd) => events::events(&ctx()?, cmd).await,
+        Command::Approve(cmd) => events::approve(&ctx()?, cmd).await,
+        Command::Profile { action } => match action {
+            ProfileAction::List => profile::list(&out, &state()?),
+            ProfileAction::Show { id } => profile::show(&out, &state()?, id),
+        },
+        Command::Version => version::run(&out, &socket_path(cli.socket.as_deref())?).await,
         // The demo is a narrated walk-through: always human text.
-        Command::Demo { keep } => demo::run(Out::detect(output::OutputMode::Human), *keep).await,
-        Command::Completions { shell } => {
-            completions::print(*shell);
-            Ok(Exit::Ok)
+        Command::Demo { keep } => {
+            let human = Out {
+                mode: OutputMode::Human,
+                ..out
+            };
+            demo::run(human, *keep).await
         }
+        Command::Completions { shell } => completions::print(*shell),
+        Command::Manpages { dir } => manpages::write(&out, dir),
     }
 }

@@ -1,5 +1,5 @@
-//! How results reach the person or the script: human text (aligned tables, colour only on
-//! a TTY and never with `NO_COLOR`) or one JSON document per command.
+//! How results reach the person or the script: human text or one JSON document per command,
+//! and everything this process writes to stdout and stderr.
 //!
 //! This module owns the stable JSON envelope (`docs/cli.md` documents it):
 //!
@@ -12,16 +12,19 @@
 //! ```
 //!
 //! and, on failure, `"error": { "exit": 7, "message": "...", "remediation": "..." }` in
-//! place of `result`. It must never print a token secret (only `enrol --print` does, and
-//! not through here) and never colour output that is not a terminal.
+//! place of `result`. It is the only module that writes to stdout or stderr (the crate
+//! denies `print!`-style macros elsewhere): a closed stdout (`devint tools | head -1`)
+//! becomes [`Exit::ClosedPipe`] instead of a panic, and a failed write to stderr is
+//! dropped. It must never print a token secret (only `enrol --print` does, through
+//! [`Out::print`]) and never colour a stream that is not a terminal unless asked to.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::io::{IsTerminal, Write};
 
-use devint::time::UnixSecs;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::exit::CliError;
+use crate::exit::{CliError, CutShort, Status};
 
 /// The JSON envelope's schema name; bumped only on an incompatible change.
 pub const JSON_SCHEMA: &str = "devint.cli.v1";
@@ -31,8 +34,44 @@ pub const JSON_SCHEMA: &str = "devint.cli.v1";
 pub enum OutputMode {
     /// Text for people.
     Human,
-    /// One JSON document on stdout.
+    /// One JSON document on stdout (schema devint.cli.v1).
     Json,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour on a terminal, unless NO_COLOR is set (CLICOLOR_FORCE forces it).
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether a stream that is (or is not) a terminal gets colour. `auto` follows
+    /// no-color.org and bixense.com/clicolors, in anstream's order: `NO_COLOR` (non-empty)
+    /// disables, then `CLICOLOR_FORCE` (non-empty, not `0`) enables, then `CLICOLOR=0`
+    /// disables, then a terminal whose `TERM` is set and not `dumb` enables.
+    pub fn resolve(self, is_terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                if anstyle_query::no_color() {
+                    false
+                } else if anstyle_query::clicolor_force() {
+                    true
+                } else if anstyle_query::clicolor() == Some(false) {
+                    false
+                } else {
+                    is_terminal && anstyle_query::term_supports_color()
+                }
+            }
+        }
+    }
 }
 
 /// Where and how to write.
@@ -40,18 +79,26 @@ pub enum OutputMode {
 pub struct Out {
     /// Human or JSON.
     pub mode: OutputMode,
-    /// Whether ANSI colour may be used.
+    /// Whether stdout gets ANSI colour.
     pub colour: bool,
+    /// Whether stderr gets ANSI colour.
+    pub colour_err: bool,
+    /// `-q`: no warnings or notes on stderr (errors still print).
+    pub quiet: bool,
+    /// The width tables must fit (`COLUMNS`, else the terminal's), if any.
+    pub width: Option<u16>,
 }
 
 impl Out {
-    /// For this process: colour only when stdout is a terminal and `NO_COLOR` is unset or
-    /// empty (no-color.org).
-    pub fn detect(mode: OutputMode) -> Out {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    /// For this process: colour per `choice` for each stream, the width from `COLUMNS` or
+    /// the terminal.
+    pub fn detect(mode: OutputMode, choice: ColorChoice, quiet: bool) -> Out {
         Out {
             mode,
-            colour: mode == OutputMode::Human && !no_color && std::io::stdout().is_terminal(),
+            colour: mode == OutputMode::Human && choice.resolve(std::io::stdout().is_terminal()),
+            colour_err: choice.resolve(std::io::stderr().is_terminal()),
+            quiet,
+            width: crate::table::terminal_width(),
         }
     }
 
@@ -60,11 +107,34 @@ impl Out {
         self.mode == OutputMode::Json
     }
 
-    /// The palette.
+    /// The palette for stdout.
     pub fn style(&self) -> Style {
         Style {
             colour: self.colour,
         }
+    }
+
+    /// What a human rendering needs: the palette and the width.
+    pub fn page(&self) -> Page {
+        Page {
+            s: self.style(),
+            width: self.width,
+        }
+    }
+
+    /// The palette for stderr.
+    pub fn err_style(&self) -> Style {
+        Style {
+            colour: self.colour_err,
+        }
+    }
+
+    /// Write human text to stdout (a newline is added if missing). Nothing in JSON mode.
+    pub fn print(&self, text: &str) -> Result<(), CliError> {
+        if self.json() {
+            return Ok(());
+        }
+        write_stdout(text)
     }
 
     /// Print a command's result: the JSON envelope, or the human text `human` renders.
@@ -73,68 +143,126 @@ impl Out {
         command: &str,
         runtime: Option<&Value>,
         result: &T,
-        human: impl FnOnce(&Style) -> String,
-    ) {
-        match self.mode {
-            OutputMode::Json => {
-                let doc = json!({
-                    "schema": JSON_SCHEMA,
-                    "command": command,
-                    "runtime": runtime,
-                    "result": result,
-                });
-                print_json(&doc);
-            }
-            OutputMode::Human => {
-                let text = human(&self.style());
-                let mut stdout = std::io::stdout().lock();
-                let _ = stdout.write_all(text.as_bytes());
-                if !text.ends_with('\n') {
-                    let _ = stdout.write_all(b"\n");
-                }
-                let _ = stdout.flush();
-            }
-        }
-    }
-
-    /// Print a failure: JSON on stdout in JSON mode, text on stderr otherwise.
-    pub fn error(&self, command: &str, runtime: Option<&Value>, error: &CliError) {
+        human: impl FnOnce(&Page) -> String,
+    ) -> Result<(), CliError> {
         match self.mode {
             OutputMode::Json => print_json(&json!({
                 "schema": JSON_SCHEMA,
                 "command": command,
                 "runtime": runtime,
-                "error": {
-                    "exit": error.exit.code(),
-                    "message": error.message,
-                    "remediation": error.remediation,
-                },
+                "result": result,
             })),
+            OutputMode::Human => write_stdout(&human(&self.page())),
+        }
+    }
+
+    /// Print a failure: JSON on stdout in JSON mode, text on stderr otherwise. A closed
+    /// stdout is reported by its exit status alone.
+    pub fn error(&self, command: &str, runtime: Option<&Value>, error: &CliError) {
+        if error.exit == Status::CutShort(CutShort::ClosedPipe) {
+            return;
+        }
+        match self.mode {
+            OutputMode::Json => {
+                // If stdout is gone too there is nobody left to tell.
+                let _ = print_json(&json!({
+                    "schema": JSON_SCHEMA,
+                    "command": command,
+                    "runtime": runtime,
+                    "error": {
+                        "exit": error.exit.code(),
+                        "message": error.message,
+                        "remediation": error.remediation,
+                        "denial": error.denial,
+                    },
+                }));
+            }
             OutputMode::Human => {
-                let s = Style {
-                    colour: self.colour && std::io::stderr().is_terminal(),
-                };
-                eprintln!("{} {error}", s.bad("error:"));
+                let s = self.err_style();
+                let mut text = format!("{} {}", s.bad("error:"), error.message);
+                if let Some(r) = &error.remediation {
+                    text.push_str(&format!("\n  {} {r}", s.bold("to fix:")));
+                }
+                write_stderr(&text);
             }
         }
     }
 
-    /// A warning on stderr (both modes: JSON stays on stdout, unpolluted).
+    /// A warning on stderr (both modes: JSON stays on stdout, unpolluted), unless `-q`.
     pub fn warn(&self, text: &str) {
-        let s = Style {
-            colour: self.colour && std::io::stderr().is_terminal(),
-        };
-        eprintln!("{} {text}", s.warn("warning:"));
+        if !self.quiet {
+            write_stderr(&format!("{} {text}", self.err_style().warn("warning:")));
+        }
+    }
+
+    /// A note on stderr (a prompt's context, a hint), unless `-q`.
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            write_stderr(text);
+        }
     }
 }
 
-fn print_json(doc: &Value) {
+/// Write `text` to stdout and flush; a newline is added if missing. A closed pipe is
+/// [`Exit::ClosedPipe`]; any other failure (a full disk behind a redirect) is an internal
+/// error naming it.
+pub fn write_stdout(text: &str) -> Result<(), CliError> {
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| {
+            if text.ends_with('\n') {
+                Ok(())
+            } else {
+                stdout.write_all(b"\n")
+            }
+        })
+        .and_then(|()| stdout.flush());
+    written.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::closed_pipe()
+        } else {
+            CliError::internal(format!("cannot write to standard output: {e}"))
+        }
+    })
+}
+
+/// Write `text` and a newline to stderr; a failure is dropped (there is nowhere left to
+/// report it).
+pub fn write_stderr(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{text}");
+    let _ = stderr.flush();
+}
+
+/// Write `text` to stderr without a newline (a prompt, a progress frame).
+pub fn write_stderr_raw(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(stderr, "{text}");
+    let _ = stderr.flush();
+}
+
+fn print_json(doc: &Value) -> Result<(), CliError> {
     let text = serde_json::to_string_pretty(doc).unwrap_or_else(|e| {
         format!("{{\"schema\":\"{JSON_SCHEMA}\",\"error\":{{\"exit\":1,\"message\":\"cannot encode JSON: {e}\"}}}}")
     });
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{text}");
-    let _ = stdout.flush();
+    write_stdout(&text)
+}
+
+/// What a human rendering needs: the palette and the width tables must fit.
+#[derive(Debug, Clone, Copy)]
+pub struct Page {
+    /// The palette.
+    pub s: Style,
+    /// The width, if known.
+    pub width: Option<u16>,
+}
+
+impl Page {
+    /// A table to fit this page.
+    pub fn table(&self, header: &[&str]) -> crate::table::Table {
+        crate::table::Table::new(header, self.width)
+    }
 }
 
 /// ANSI colour, or nothing.
@@ -174,111 +302,20 @@ impl Style {
     }
 }
 
-/// An aligned text table. Cells may hold escape codes; widths count visible characters.
-#[derive(Debug, Default)]
-pub struct Table {
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// A table with a header row.
-    pub fn new(header: &[&str]) -> Table {
-        Table {
-            rows: vec![header.iter().map(|h| (*h).to_owned()).collect()],
-        }
-    }
-
-    /// Add a row.
-    pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
-    }
-
-    /// Render with two spaces between columns, each line indented by `indent`.
-    pub fn render(&self, indent: &str) -> String {
-        let cols = self.rows.iter().map(Vec::len).max().unwrap_or(0);
-        let mut widths = vec![0; cols];
-        for row in &self.rows {
-            for (i, cell) in row.iter().enumerate() {
-                widths[i] = widths[i].max(visible_len(cell));
-            }
-        }
-        let mut out = String::new();
-        for row in &self.rows {
-            let mut line = String::from(indent);
-            for (i, cell) in row.iter().enumerate() {
-                line.push_str(cell);
-                if i + 1 < row.len() {
-                    line.push_str(&" ".repeat(widths[i] - visible_len(cell) + 2));
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// Characters shown, not counting ANSI escape sequences.
-pub fn visible_len(text: &str) -> usize {
-    let mut n = 0;
-    let mut in_escape = false;
-    for c in text.chars() {
-        match (in_escape, c) {
-            (false, '\x1b') => in_escape = true,
-            (true, 'm') => in_escape = false,
-            (true, _) => {}
-            (false, _) => n += 1,
-        }
-    }
-    n
-}
-
-/// A point in time as `YYYY-MM-DD HH:MM:SSZ` (UTC), without a date library.
-pub fn utc(time: UnixSecs) -> String {
-    let unix_secs = time.get();
-    let days = unix_secs / 86_400;
-    let rem = unix_secs % 86_400;
-    let (h, m, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
-    format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02}:{s:02}Z")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn tables_align_on_visible_width_ignoring_colour_codes() {
-        let s = Style { colour: true };
-        let mut t = Table::new(&["tool", "state"]);
-        t.row(vec![s.good("a"), "x".into()]);
-        t.row(vec!["longer".into(), "y".into()]);
-        let text = t.render("");
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "tool    state");
-        assert_eq!(visible_len(lines[1]), "a       x".len());
-        assert_eq!(lines[2], "longer  y");
-    }
-
-    #[test]
     fn no_colour_means_no_escape_codes() {
         let s = Style { colour: false };
         assert_eq!(s.bad("x"), "x");
+        assert_eq!(Style { colour: true }.bad("x"), "\x1b[31mx\x1b[0m");
     }
 
     #[test]
-    fn utc_formats_known_instants() {
-        assert_eq!(utc(UnixSecs::EPOCH), "1970-01-01 00:00:00Z");
-        assert_eq!(utc(UnixSecs::new(1_700_000_000)), "2023-11-14 22:13:20Z");
-        assert_eq!(utc(UnixSecs::new(951_782_400)), "2000-02-29 00:00:00Z");
+    fn explicit_colour_choices_ignore_the_terminal() {
+        assert!(ColorChoice::Always.resolve(false));
+        assert!(!ColorChoice::Never.resolve(true));
     }
 }

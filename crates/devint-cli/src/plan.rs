@@ -1,95 +1,41 @@
-//! `devint plan` and `devint apply`: preview an integration, then execute it with consent.
+//! `devint plan` and `devint apply`: review an integration, then apply exactly what was
+//! reviewed.
 //!
-//! DI-API clients of `plan` and `apply`. `apply` always plans first, shows the plan, asks
-//! for confirmation (skipped by `--yes`), asks separately for each privileged host step
-//! (never skipped by `--yes`: spec "each still individually consented"), and only then
-//! sends `apply` with the plan's id.
+//! DI-API clients of `plan` and `apply`. `plan` is a dry run that prints the plan id and
+//! the command that applies exactly that plan, and keeps the plan ([`crate::plan_stash`])
+//! so `apply --plan ID` can show it again and ask each privileged host step. `apply
+//! --scope` plans, shows the plan, asks (skipped by `--yes`), and applies that plan by id.
+//! Privileged host steps always ask their own consent at a terminal (never skipped by
+//! `--yes`: "individually consented"). The runtime decides whether a plan id is still
+//! valid (expired, consumed, another token's); this module passes its answer on.
 
-use devint::verbs::{
-    ApplyMutation, ApplyView, Level, PlanArgs, PlanView, PolicyProfileId, Privilege, Profile,
-    SettingsScope, StepOutcome, ToolId,
-};
+use devint::verbs::{ApplyMutation, ApplyView, PlanId, PlanView, Privilege, StepOutcome, ToolId};
 use serde_json::json;
 
-use crate::connect::{open, Ctx};
+use crate::cli::{ApplyCommand, PlanCommand};
+use crate::connect::{open, Ctx, RuntimeSession};
 use crate::consent;
 use crate::exit::{CliError, Exit};
+use crate::plan_stash;
 use crate::render;
 use devint::verbs::Verb;
 
-/// The arguments shared by `plan` and `apply`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct PlanOptions {
-    /// The settings scope to integrate at (never inferred from the working directory).
-    #[arg(long, value_parser = parse_scope)]
-    pub scope: SettingsScope,
-    /// The integration profile.
-    #[arg(long, value_parser = parse_profile, default_value = "recommended")]
-    pub profile: Profile,
-    /// The rung to aim for (default gateway_protected).
-    #[arg(long, value_parser = parse_level)]
-    pub level: Option<Level>,
-    /// A policy profile id to reference.
-    #[arg(long, value_parser = parse_policy)]
-    pub policy: Option<PolicyProfileId>,
-    /// Allow privileged host steps in the plan (each still asks for its own consent).
-    #[arg(long)]
-    pub allow_privileged: bool,
-}
-
-impl PlanOptions {
-    fn args(&self) -> PlanArgs {
-        PlanArgs {
-            profile: self.profile,
-            requested_level: self.level.unwrap_or(Level::GatewayProtected),
-            scope: self.scope,
-            allow_privileged_host_steps: self.allow_privileged,
-            policy_profile_id: self.policy.clone(),
-        }
-    }
-}
-
-fn tokens(accepted: &[&str]) -> String {
-    accepted.join(", ")
-}
-
-/// clap parser for `--scope`.
-pub fn parse_scope(s: &str) -> Result<SettingsScope, String> {
-    SettingsScope::parse(s).map_err(|_| format!("use one of: {}", tokens(SettingsScope::TOKENS)))
-}
-
-/// clap parser for `--profile`.
-pub fn parse_profile(s: &str) -> Result<Profile, String> {
-    Profile::parse(s).map_err(|_| format!("use one of: {}", tokens(Profile::TOKENS)))
-}
-
-/// clap parser for `--level`.
-pub fn parse_level(s: &str) -> Result<Level, String> {
-    Level::parse(s).map_err(|_| format!("use one of: {}", tokens(Level::TOKENS)))
-}
-
-/// clap parser for `--policy`.
-pub fn parse_policy(s: &str) -> Result<PolicyProfileId, String> {
-    PolicyProfileId::parse(s).map_err(|e| e.to_string())
-}
-
-/// clap parser for a tool id.
-pub fn parse_tool(s: &str) -> Result<ToolId, String> {
-    ToolId::parse(s).map_err(|_| {
-        "a tool id is kebab-case (claude-code, codex, …); `devint tools` lists them".to_owned()
-    })
-}
-
-/// Run `plan`: a dry run that changes nothing.
-pub async fn plan(ctx: &Ctx, tool: ToolId, options: &PlanOptions) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "plan", Verb::Plan.is_privileged()).await?;
+/// Run `plan`: a dry run that changes nothing, then the command that applies it.
+pub async fn plan(ctx: &Ctx, cmd: &PlanCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "plan", Verb::Plan).await?;
     let view = rs
         .client
-        .plan(tool, options.args())
+        .plan(cmd.tool.clone(), cmd.shape.args(cmd.scope))
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
+        .map_err(|e| rs.refused(Verb::Plan, Some(&cmd.tool), e))?;
+    if let Err(e) = plan_stash::keep(&ctx.socket, rs.client.version().get(), &view) {
+        ctx.out.warn(&format!(
+            "this plan could not be kept for `devint apply --plan` ({e}); apply it with `devint apply {} --scope {}` instead",
+            cmd.tool, cmd.scope
+        ));
+    }
     ctx.out
-        .result("plan", Some(&rs.info), &view, |s| render::plan(s, &view));
+        .result("plan", Some(&rs.info), &view, |p| render::plan(p, &view))?;
     Ok(Exit::Ok)
 }
 
@@ -105,7 +51,7 @@ pub fn apply_exit(view: &ApplyView) -> Exit {
 }
 
 /// Ask for each privileged host step's own consent.
-fn consent_privileged(plan: &PlanView) -> Result<(), CliError> {
+fn consent_privileged(ctx: &Ctx, plan: &PlanView) -> Result<(), CliError> {
     for step in plan
         .steps
         .iter()
@@ -116,48 +62,78 @@ fn consent_privileged(plan: &PlanView) -> Result<(), CliError> {
             .as_ref()
             .map(ToString::to_string)
             .unwrap_or_else(|| step.summary.to_string());
-        if !consent::ask(&format!(
-            "privileged host step {}: {prompt}. Allow it?",
-            step.id
-        )) {
-            return Err(consent::aborted(&format!("privileged step {}", step.id)));
-        }
+        consent::confirm_privileged(&ctx.out, step.id.as_str(), &prompt)?;
     }
     Ok(())
 }
 
-/// Run `apply`: plan, show, confirm, execute.
-pub async fn apply(
+/// The plan to apply: the one `devint plan` showed (`--plan`), or a fresh one.
+async fn plan_to_apply(
     ctx: &Ctx,
-    tool: ToolId,
-    options: &PlanOptions,
-    yes: bool,
-) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "apply", Verb::Apply.is_privileged()).await?;
-    let info = rs.info.clone();
-    let with = |e| CliError::from(e).with_runtime(&info);
-    let plan = rs
-        .client
-        .plan(tool.clone(), options.args())
-        .await
-        .map_err(with)?;
-    if !ctx.out.json() {
-        println!("{}", render::plan(&ctx.out.style(), &plan));
+    rs: &mut RuntimeSession,
+    cmd: &ApplyCommand,
+) -> Result<PlanView, CliError> {
+    match (&cmd.plan, cmd.scope) {
+        (Some(id), _) => recalled(ctx, &cmd.tool, id).map_err(|e| rs.fail(e)),
+        (None, Some(scope)) => rs
+            .client
+            .plan(cmd.tool.clone(), cmd.shape.args(scope))
+            .await
+            .map_err(|e| rs.refused(Verb::Plan, Some(&cmd.tool), e)),
+        (None, None) => Err(CliError::usage("apply needs --plan ID or --scope SCOPE")),
     }
-    if !yes && !consent::ask(&format!("Apply this plan to {tool}?")) {
-        return Err(consent::aborted("apply").with_runtime(&info));
+}
+
+/// The plan `id` as `devint plan` showed it.
+fn recalled(ctx: &Ctx, tool: &ToolId, id: &PlanId) -> Result<PlanView, CliError> {
+    let plan = plan_stash::recall(&ctx.socket, id).ok_or_else(|| {
+        CliError::usage(format!(
+            "this devint has no record of plan {id}: it shows and asks about a plan only if `devint plan` made it here (with this socket) in the last day"
+        ))
+        .fix(format!(
+            "review a new plan with `devint plan {tool} --scope SCOPE`, then apply the id it prints"
+        ))
+    })?;
+    if &plan.tool_id != tool {
+        return Err(
+            CliError::usage(format!("plan {id} is for {}, not {tool}", plan.tool_id))
+                .fix(format!("devint apply {} --plan {id}", plan.tool_id)),
+        );
     }
-    consent_privileged(&plan).map_err(|e| e.with_runtime(&info))?;
+    Ok(plan)
+}
+
+/// Run `apply`: the reviewed plan (or a fresh one, shown), consent, execution.
+pub async fn apply(ctx: &Ctx, cmd: &ApplyCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "apply", Verb::Apply).await?;
+    let plan = plan_to_apply(ctx, &mut rs, cmd).await?;
+    ctx.out
+        .print(&render::plan_preview(&ctx.out.page(), &plan))?;
+    if plan.steps.is_empty() {
+        ctx.out
+            .note("this plan has no steps; applying it records that nothing needed changing");
+    }
+    consent::confirm(
+        &ctx.out,
+        &format!("Apply this plan to {}?", cmd.tool),
+        cmd.yes,
+        "apply",
+    )
+    .map_err(|e| rs.fail(e))?;
+    consent_privileged(ctx, &plan).map_err(|e| rs.fail(e))?;
     let applied = rs
         .client
-        .apply(tool, plan.plan_id.clone())
+        .apply(cmd.tool.clone(), plan.plan_id.clone())
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&info))?;
+        .map_err(|e| {
+            rs.refused(Verb::Apply, Some(&cmd.tool), e)
+                .context(&format!("plan {} was not applied", plan.plan_id))
+        })?;
     ctx.out.result(
         "apply",
-        Some(&info),
+        Some(&rs.info),
         &json!({ "plan": plan, "apply": applied }),
-        |s| render::apply(s, &applied),
-    );
+        |p| render::apply_result(p, cmd.tool.as_str(), &applied),
+    )?;
     Ok(apply_exit(&applied))
 }

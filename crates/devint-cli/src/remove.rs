@@ -1,65 +1,95 @@
 //! `devint remove TOOL` and `devint repair TOOL`: undo or restore what devint installed.
 //!
 //! DI-API clients of `remove` (preview first: what will be restored and what will remain,
-//! then execution with the preview's plan id after consent) and `repair`. Both are
-//! privileged in the standing table (spec §8).
+//! then execution of the previewed plan by id after consent; nothing to remove needs no
+//! consent) and `repair` (the status's drift first, then consent, then the repair). Both
+//! are privileged in the standing table (spec §8).
 
-use devint::verbs::{StatusState, ToolId};
+use devint::verbs::{StatusState, Verb};
 use serde_json::json;
 
+use crate::cli::MutatingCommand;
 use crate::connect::{open, Ctx};
 use crate::consent;
 use crate::exit::{CliError, Exit};
 use crate::render;
-use devint::verbs::Verb;
 
-/// Run `remove`: preview, confirm (unless `--yes`), execute the previewed plan.
-pub async fn remove(ctx: &Ctx, tool: ToolId, yes: bool) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "remove", Verb::Remove.is_privileged()).await?;
-    let info = rs.info.clone();
+/// Run `remove`: preview, confirm (unless `--yes`, or nothing to remove), execute the
+/// previewed plan.
+pub async fn remove(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "remove", Verb::Remove).await?;
+    let tool = &cmd.tool;
     let preview = rs
         .client
         .remove(tool.clone(), None)
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&info))?;
-    if !ctx.out.json() {
-        println!("{}", render::removal(&ctx.out.style(), &preview, false));
-    }
-    if !yes && !consent::ask(&format!("Remove devint's integration of {tool}?")) {
-        return Err(consent::aborted("remove").with_runtime(&info));
+        .map_err(|e| rs.refused(Verb::Remove, Some(tool), e))?;
+    if render::removal_has_work(&preview) {
+        ctx.out
+            .print(&render::removal_preview(&ctx.out.page(), &preview))?;
+        consent::confirm(
+            &ctx.out,
+            &format!("Remove devint's integration of {tool}?"),
+            cmd.yes,
+            "remove",
+        )
+        .map_err(|e| rs.fail(e))?;
     }
     let removal = rs
         .client
-        .remove(tool, Some(preview.plan_id.clone()))
+        .remove(tool.clone(), Some(preview.plan_id.clone()))
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&info))?;
+        .map_err(|e| {
+            rs.refused(Verb::Remove, Some(tool), e)
+                .context("nothing was removed")
+        })?;
     ctx.out.result(
         "remove",
-        Some(&info),
+        Some(&rs.info),
         &json!({ "preview": preview, "removal": removal }),
-        |s| render::removal(s, &removal, true),
-    );
+        |p| render::removal_result(p, &removal),
+    )?;
     Ok(Exit::Ok)
 }
 
-/// Run `repair`: restore drifted keys and artifacts of ours. Exit 5 if still drifted.
-pub async fn repair(ctx: &Ctx, tool: ToolId) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "repair", Verb::Repair.is_privileged()).await?;
-    let info = rs.info.clone();
-    let summary = rs
-        .client
-        .list_tools()
-        .await
-        .ok()
-        .and_then(|l| l.tools.into_iter().find(|t| t.tool_id == tool));
+/// Run `repair`: show what drifted, confirm (unless `--yes`), restore. Exit 5 if still
+/// drifted.
+pub async fn repair(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> {
+    let mut rs = open(ctx, "repair", Verb::Repair).await?;
+    let tool = &cmd.tool;
+    if !cmd.yes || !ctx.out.json() {
+        // The preview needs the status; a token without `status` repairs unasked only
+        // with --yes.
+        match rs.client.status(tool.clone()).await {
+            Ok(status) => ctx
+                .out
+                .print(&render::repair_preview(&ctx.out.page(), &status))?,
+            Err(e) if !cmd.yes => {
+                return Err(rs
+                    .refused(Verb::Status, Some(tool), e)
+                    .context("repair shows what drifted before it asks, from the tool's status")
+                    .fix(format!(
+                        "enrol with `status` in the verbs, or pass --yes to repair {tool} without the preview"
+                    )))
+            }
+            Err(_) => {}
+        }
+    }
+    consent::confirm(
+        &ctx.out,
+        &format!("Repair devint's integration of {tool}?"),
+        cmd.yes,
+        "repair",
+    )
+    .map_err(|e| rs.fail(e))?;
     let view = rs
         .client
-        .repair(tool)
+        .repair(tool.clone())
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&info))?;
-    ctx.out.result("repair", Some(&info), &view, |s| {
-        render::repair(s, &view, summary.as_ref())
-    });
+        .map_err(|e| rs.refused(Verb::Repair, Some(tool), e))?;
+    ctx.out.result("repair", Some(&rs.info), &view, |p| {
+        render::repair_result(p, &view)
+    })?;
     Ok(if view.status.state == StatusState::Drifted {
         Exit::Drifted
     } else {

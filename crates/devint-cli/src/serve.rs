@@ -120,21 +120,23 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
     };
     let shutdown = shutdown_signal()?;
     let runtime = prepare(socket, state, &site)?;
-    println!("devint runtime serving on {}", socket.display());
-    println!("  state directory: {}", state.devint().display());
-    println!("  audit log: {}", state.audit_log().display());
+    // A closed stdout must not stop the runtime: what it prints is a courtesy.
+    let say = |text: &str| {
+        let _ = crate::output::write_stdout(text);
+    };
+    say(&format!("devint runtime serving on {}", socket.display()));
+    say(&format!("  state directory: {}", state.devint().display()));
+    say(&format!("  audit log: {}", state.audit_log().display()));
     if runtime.nobody_enrolled {
-        println!("no client is enrolled yet; enrol one with:");
-        println!("  {}", enrol_command(socket, state));
+        say("no client is enrolled yet; enrol one with:");
+        say(&format!("  {}", enrol_command(socket, state)));
     }
-    println!("stop with Ctrl-C (SIGINT) or SIGTERM");
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
+    say("stop with Ctrl-C (SIGINT) or SIGTERM");
     runtime
         .server
         .serve(runtime.socket, shutdown)
         .await
         .map_err(|e| CliError::internal(e.to_string()))?;
-    println!("devint runtime stopped");
+    say("devint runtime stopped");
     Ok(Exit::Ok)
 }

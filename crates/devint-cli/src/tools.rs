@@ -2,21 +2,22 @@
 //!
 //! A DI-API client of `list_tools`; it never detects anything itself.
 
+use devint::verbs::Verb;
+
 use crate::connect::{open, Ctx};
 use crate::exit::{CliError, Exit};
 use crate::render;
-use devint::verbs::Verb;
 
 /// Run `tools`.
 pub async fn run(ctx: &Ctx) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "tools", Verb::ListTools.is_privileged()).await?;
+    let mut rs = open(ctx, "tools", Verb::ListTools).await?;
     let list = rs
         .client
         .list_tools()
         .await
-        .map_err(|e| CliError::from(e).with_runtime(&rs.info))?;
-    ctx.out.result("tools", Some(&rs.info), &list, |s| {
-        render::tools(s, &list.tools)
-    });
+        .map_err(|e| rs.refused(Verb::ListTools, None, e))?;
+    ctx.out.result("tools", Some(&rs.info), &list, |p| {
+        render::tools(p, &list.tools)
+    })?;
     Ok(Exit::Ok)
 }

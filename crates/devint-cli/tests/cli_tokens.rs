@@ -91,7 +91,9 @@ fn a_revoked_token_is_denied_on_the_next_command_with_exit_8() {
         .arg("tools")
         .assert()
         .code(8)
-        .stderr(predicate::str::contains("unauthenticated"));
+        .stderr(predicate::str::contains(
+            "does not know this client's token",
+        ));
 }
 
 #[test]
@@ -136,7 +138,9 @@ fn a_read_only_token_cannot_plan_exit_8() {
         .args(["plan", "claude-code", "--scope", "user"])
         .assert()
         .code(8)
-        .stderr(predicate::str::contains("out_of_scope"));
+        .stderr(predicate::str::contains(
+            "does not allow it to plan claude-code",
+        ));
 }
 
 #[test]

@@ -14,6 +14,8 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use rand::Rng;
+
+use crate::read::{self, Follow, Limit, ReadError};
 use rustix::io::Errno;
 
 /// The mode given to a new file when the caller names none: settings may hold secrets.
@@ -61,6 +63,9 @@ pub enum DurableError {
         /// The OS error.
         source: io::Error,
     },
+    /// The file could not be read safely (not a regular file, over its limit, not text).
+    #[error(transparent)]
+    Read(#[from] ReadError),
     /// The target was replaced (or removed) but its directory could not be synced.
     #[error(
         "{path}: the change is in place but the directory could not be synced ({source}); \
@@ -227,13 +232,17 @@ pub fn remove_durable(path: &Path) -> Result<bool, DurableError> {
     Ok(true)
 }
 
-/// Reads `path` as UTF-8 text, `None` if it does not exist.
-pub fn read_optional(path: &Path) -> Result<Option<String>, DurableError> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(classify(path, "read the file", e)),
-    }
+/// Reads `path` as UTF-8 text through the safe reader ([`crate::read`]): `None` if it does
+/// not exist; a FIFO, device, socket or directory, or a file over `limit`, is refused.
+pub fn read_optional(
+    path: &Path,
+    follow: Follow,
+    limit: Limit,
+) -> Result<Option<String>, DurableError> {
+    read::read_text(path, follow, limit).map_err(|e| match e {
+        ReadError::Io { source, .. } => classify(path, "read the file", source),
+        other => DurableError::Read(other),
+    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! | [`private`] | owner-only (`0600`/`0700`) files and directories: the checks, creation, the atomic durable write |
 //! | [`durable`] | durable, atomic replacement and removal of one file (temp file, `fsync`, rename, directory `fsync`) |
 //! | [`lock`] | the cross-process `flock` on one (tool, scope) |
+//! | [`read`] | the one safe read: no blocking open (FIFO), regular files only, a size cap per kind |
 //!
 //! It knows nothing of the protocol, tokens or tools, never spawns a thread or a task, and
 //! never follows a symlink it created.
@@ -18,5 +19,6 @@
 pub mod durable;
 pub mod lock;
 pub mod private;
+pub mod read;
 #[cfg(any(test, feature = "test-support"))]
 pub mod scratch;

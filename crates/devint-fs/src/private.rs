@@ -71,14 +71,6 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     }
 }
 
-/// Open an existing file for reading without following a symlink at the last component.
-pub fn open_no_follow(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-        .open(path)
-}
-
 // spec[S7-BOOK-NO-SECRET] §7: the book file is written 0600, atomically and durably.
 // spec[S7-TOKEN-FILE] §7: the client's token file is a 0600 file.
 /// Replace `path` with `bytes` atomically and durably: a uniquely named `0600` temp file in

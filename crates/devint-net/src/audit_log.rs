@@ -1,5 +1,26 @@
 //! [`JsonLinesAuditLog`]: the durable, append-only, hash-chained audit file, and [`verify`].
 //!
+//! ## Durability: what waits for the disk
+//!
+//! A record made with [`AuditSink::record`] (a mutation's, spec §10 (b)) is written and
+//! synced to disk before `record` returns, so a mutation's answer never leaves before its
+//! audit record is durable. A record made with [`AuditSink::record_deferred`] (a refusal,
+//! spec §10 (a)) is queued and `record_deferred` returns at once: a committer thread writes
+//! everything queued with one `write` and one `fdatasync` per batch (group commit), so a
+//! refusal's answer does not wait for the disk and a flood of refusals costs one sync per
+//! batch, not one per record. Order is kept: a durable record first writes every record
+//! queued before it, in the same write, and the chain links them in that order.
+//!
+//! **The loss window.** The queue holds at most [`DEFERRED_CAPACITY`] records (see
+//! [`JsonLinesAuditLog::open_with_capacity`]); a producer finding it full waits for room
+//! (the flood is slowed to the disk's pace, nothing is dropped). A crash of the process or
+//! the machine can lose what was queued and what was being written: at most twice the
+//! capacity of refusal records, and never a mutation's record, whose `record` had not
+//! returned. A clean shutdown (dropping the log) writes everything queued first;
+//! [`JsonLinesAuditLog::flush`] waits for it on demand. A batch the disk refuses (full,
+//! read-only) is cut back so the chain still verifies, and its loss is logged at `error`
+//! with its size and returned by the next `flush`: counted, never silent.
+//!
 //! Each line is `{"prev_sha256":"<hex>","event":{...}}`, where `prev_sha256` is the SHA-256
 //! of the previous line's bytes (without its newline), and 64 zeros on the first line. An
 //! edited, inserted, removed or partly written line breaks the chain and [`verify`] names
@@ -8,15 +29,17 @@
 //! ([`JsonLinesAuditLog::head`]), e.g. one kept in another log or shipped elsewhere.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 use sha2::{Digest, Sha256};
 
 use devint::audit::{AuditError, AuditEvent, AuditSink};
 use devint_fs::private as private_fs;
+use devint_fs::read::{self, Follow};
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -51,23 +74,41 @@ pub enum VerifyError {
     },
 }
 
+/// The longest audit line [`verify`] reads.
+const MAX_LINE_BYTES: u64 = 64 * 1024;
+
 fn line_hash(line: &[u8]) -> String {
     hex::encode(Sha256::digest(line))
 }
 
 /// Check every link of the log at `path`.
 pub fn verify(path: &Path) -> Result<ChainHead, VerifyError> {
-    let file = File::open(path).map_err(|source| VerifyError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // Never blocks on a FIFO, never reads a device: a regular file or an error.
+    let file = match read::open_regular(path, Follow::NoFinalSymlink) {
+        Ok(Some((file, _))) => file,
+        Ok(None) => {
+            return Err(VerifyError::Io {
+                path: path.to_path_buf(),
+                source: io::Error::from(io::ErrorKind::NotFound),
+            })
+        }
+        Err(e) => {
+            return Err(VerifyError::Io {
+                path: path.to_path_buf(),
+                source: io::Error::other(e.to_string()),
+            })
+        }
+    };
     let mut reader = BufReader::new(file);
     let mut prev = GENESIS.to_owned();
     let mut records = 0;
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = reader
+        // A record is well under a kilobyte; a line longer than the cap is damage, never
+        // read into memory whole.
+        let n = (&mut reader)
+            .take(MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut line)
             .map_err(|source| VerifyError::Io {
                 path: path.to_path_buf(),
@@ -80,6 +121,9 @@ pub fn verify(path: &Path) -> Result<ChainHead, VerifyError> {
             path: path.to_path_buf(),
             line: records + 1,
         };
+        if line.len() as u64 > MAX_LINE_BYTES {
+            return Err(broken());
+        }
         // A line without its newline was cut short.
         let body = line.strip_suffix(b"\n").ok_or_else(broken)?;
         let value: serde_json::Value = serde_json::from_slice(body).map_err(|_| broken())?;
@@ -98,6 +142,11 @@ pub fn verify(path: &Path) -> Result<ChainHead, VerifyError> {
     })
 }
 
+mod commit;
+
+use commit::Queue;
+pub use commit::DEFERRED_CAPACITY;
+
 #[derive(Debug)]
 struct Tail {
     file: File,
@@ -109,18 +158,41 @@ struct Tail {
     resync: bool,
 }
 
-/// The append-only audit file (`0600`). Each record is written with one `write` and synced
-/// to disk before [`AuditSink::record`] returns.
+/// The append-only audit file (`0600`). Mutations' records are synced before
+/// [`AuditSink::record`] returns; refusals' records are group-committed (see the module doc).
 #[derive(Debug)]
 pub struct JsonLinesAuditLog {
     path: PathBuf,
+    inner: Arc<Inner>,
+    /// The committer thread; `None` when it could not be started (then every record is
+    /// written on the caller's thread).
+    committer: Option<JoinHandle<()>>,
+}
+
+/// What the callers and the committer thread share.
+#[derive(Debug)]
+struct Inner {
+    path: PathBuf,
+    /// The file; held while a batch is written and synced.
     tail: Mutex<Tail>,
+    /// Refusals' records waiting for the committer.
+    queue: Queue,
 }
 
 impl JsonLinesAuditLog {
     /// Open (or create, with its `0700` directory) the log at `path`. An existing log must be
-    /// ours, `0600`, and verify; a damaged one is refused rather than extended.
+    /// ours, `0600`, and verify; a damaged one is refused rather than extended. Refusals are
+    /// queued for group commit, at most [`DEFERRED_CAPACITY`] at a time.
     pub fn open(path: impl Into<PathBuf>) -> Result<JsonLinesAuditLog, AuditError> {
+        JsonLinesAuditLog::open_with_capacity(path, DEFERRED_CAPACITY)
+    }
+
+    /// [`JsonLinesAuditLog::open`] with room for `capacity` queued refusal records (at least
+    /// 1): the bound of the loss window (see the module doc).
+    pub fn open_with_capacity(
+        path: impl Into<PathBuf>,
+        capacity: usize,
+    ) -> Result<JsonLinesAuditLog, AuditError> {
         let path = path.into();
         let io = |action, source| AuditError::Io {
             action,
@@ -129,11 +201,17 @@ impl JsonLinesAuditLog {
         };
         private_fs::create_private_dir(&private_fs::parent_dir(&path))
             .map_err(|e| io("create the directory of", e))?;
+        read::check_regular_or_absent(&path, Follow::NoFinalSymlink)
+            .map_err(|e| io("open", io::Error::other(e.to_string())))?;
+        // `O_NONBLOCK`: a FIFO planted as the log fails the open (no reader) or the kind
+        // check below, never blocks it; on a regular file the flag changes nothing.
         let file = OpenOptions::new()
             .append(true)
             .create(true)
             .mode(0o600)
-            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .custom_flags(
+                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+            )
             .open(&path)
             .map_err(|e| io("open", e))?;
         let meta = file.metadata().map_err(|e| io("inspect", e))?;
@@ -152,14 +230,33 @@ impl JsonLinesAuditLog {
             Err(VerifyError::Io { source, .. }) => return Err(io("read", source)),
         };
         let len = file.metadata().map_err(|e| io("inspect", e))?.len();
-        Ok(JsonLinesAuditLog {
-            path,
+        let inner = Arc::new(Inner {
+            path: path.clone(),
             tail: Mutex::new(Tail {
                 file,
                 head,
                 len,
                 resync: false,
             }),
+            queue: Queue::new(capacity),
+        });
+        let committer = {
+            let inner = Arc::clone(&inner);
+            std::thread::Builder::new()
+                .name("devint-audit".into())
+                .spawn(move || inner.commit_until_closed())
+        };
+        let committer = match committer {
+            Ok(handle) => Some(handle),
+            Err(error) => {
+                tracing::warn!(%error, "no audit committer thread; every record is written on its caller's thread");
+                None
+            }
+        };
+        Ok(JsonLinesAuditLog {
+            path,
+            inner,
+            committer,
         })
     }
 
@@ -170,19 +267,135 @@ impl JsonLinesAuditLog {
 
     /// SHA-256 of the last line written (keep it elsewhere to detect a cut-off tail).
     pub fn head(&self) -> String {
-        self.tail
+        self.inner
+            .tail
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .head
             .clone()
     }
+
+    /// Wait until every record queued before this call is written and synced. Returns the
+    /// last failure of a queued batch since the previous `flush` (its records are lost and
+    /// were logged), if any.
+    pub fn flush(&self) -> Result<(), AuditError> {
+        if self.committer.is_some() {
+            self.inner.queue.wait_drained();
+        } else {
+            self.inner.commit_pending();
+        }
+        match self.inner.queue.take_failure() {
+            Some(failure) => Err(failure.into_error(&self.path)),
+            None => Ok(()),
+        }
+    }
 }
 
-impl JsonLinesAuditLog {
+impl Drop for JsonLinesAuditLog {
+    /// A clean shutdown writes every queued record first.
+    fn drop(&mut self) {
+        self.inner.queue.close();
+        if let Some(committer) = self.committer.take() {
+            let _ = committer.join();
+        }
+    }
+}
+
+impl Inner {
+    /// The committer thread: write each batch queued until the log is closed and drained.
+    fn commit_until_closed(&self) {
+        while let Some(batch) = self.queue.next_batch() {
+            self.write_deferred(batch);
+        }
+    }
+
+    /// Write what is queued now on this thread (no committer thread).
+    fn commit_pending(&self) {
+        let batch = self.queue.take_all();
+        if !batch.is_empty() {
+            self.write_deferred(batch);
+        }
+    }
+
+    /// Write a batch of refusals' records; a failure is logged with the batch's size and
+    /// kept for the next `flush`.
+    fn write_deferred(&self, batch: Vec<AuditEvent>) {
+        let lines = self.lines(&batch);
+        let result = self
+            .tail
+            .lock()
+            .map_err(|_| AuditError::Poisoned)
+            .and_then(|mut tail| tail.append(&self.path, &lines));
+        if let Err(error) = result {
+            self.queue.lost(lines.len(), &error);
+        }
+        self.queue.batch_done();
+    }
+
+    /// The JSON bodies of `events`; an event that cannot be serialised is logged and left out.
+    fn lines(&self, events: &[AuditEvent]) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e.to_json() {
+                Ok(json) => Some(json),
+                Err(error) => {
+                    tracing::error!(%error, kind = ?e.kind, "an audit event could not be serialised; it is lost");
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+impl Tail {
+    /// Append one line per JSON body, chained, with one `write` and one `fdatasync`. On a
+    /// failure nothing of it is kept: the file is cut back to the last complete record.
+    fn append(&mut self, path: &Path, bodies: &[String]) -> Result<(), AuditError> {
+        let io = |action, source| AuditError::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        };
+        if self.resync {
+            self.resync(path)?;
+        }
+        let mut bytes = Vec::with_capacity(bodies.iter().map(|b| b.len() + 96).sum());
+        let mut head = self.head.clone();
+        for body in bodies {
+            let start = bytes.len();
+            bytes.extend_from_slice(b"{\"prev_sha256\":\"");
+            bytes.extend_from_slice(head.as_bytes());
+            bytes.extend_from_slice(b"\",\"event\":");
+            bytes.extend_from_slice(body.as_bytes());
+            bytes.push(b'}');
+            head = line_hash(&bytes[start..]);
+            bytes.push(b'\n');
+        }
+        let appended = self
+            .file
+            .write_all(&bytes)
+            .map_err(|e| io("append to", e))
+            .and_then(|()| self.file.sync_data().map_err(|e| io("sync", e)));
+        if let Err(e) = appended {
+            // A full disk can take part of the lines, and a failed sync leaves lines the
+            // caller was told are lost: cut the file back to the last complete record so the
+            // chain still verifies and the next record links to the right head.
+            let cut = self
+                .file
+                .set_len(self.len)
+                .and_then(|()| self.file.sync_data());
+            self.resync = cut.is_err();
+            return Err(e);
+        }
+        self.len += bytes.len() as u64;
+        self.head = head;
+        Ok(())
+    }
+
     /// After a failed append that could not be cut back: take the head and length from the
     /// file itself, refusing to extend a chain that no longer verifies.
-    fn resync(&self, tail: &mut Tail) -> Result<(), AuditError> {
-        let chain = verify(&self.path).map_err(|e| match e {
+    fn resync(&mut self, path: &Path) -> Result<(), AuditError> {
+        let chain = verify(path).map_err(|e| match e {
             VerifyError::ChainBroken { path, line } => AuditError::ChainBroken { path, line },
             VerifyError::Io { path, source } => AuditError::Io {
                 action: "read",
@@ -190,57 +403,48 @@ impl JsonLinesAuditLog {
                 source,
             },
         })?;
-        tail.len = tail
+        self.len = self
             .file
             .metadata()
             .map_err(|source| AuditError::Io {
                 action: "inspect",
-                path: self.path.clone(),
+                path: path.to_path_buf(),
                 source,
             })?
             .len();
-        tail.head = chain.head_sha256;
-        tail.resync = false;
+        self.head = chain.head_sha256;
+        self.resync = false;
         Ok(())
     }
 }
 
 impl AuditSink for JsonLinesAuditLog {
+    /// Write `event` and every refusal queued before it, and sync, before returning.
     fn record(&self, event: &AuditEvent) -> Result<(), AuditError> {
-        let mut tail = self.tail.lock().map_err(|_| AuditError::Poisoned)?;
-        let io = |action, source| AuditError::Io {
-            action,
-            path: self.path.clone(),
-            source,
-        };
-        if tail.resync {
-            self.resync(&mut tail)?;
+        let own = event.to_json()?;
+        let mut tail = self.inner.tail.lock().map_err(|_| AuditError::Poisoned)?;
+        // Taken under the file's lock, so nothing queued later can be written before them.
+        let queued = self.inner.queue.take_all();
+        let mut lines = self.inner.lines(&queued);
+        let ahead = lines.len();
+        lines.push(own);
+        let result = tail.append(&self.path, &lines);
+        drop(tail);
+        if !queued.is_empty() {
+            if let Err(error) = &result {
+                self.inner.queue.lost(ahead, error);
+            }
+            self.inner.queue.batch_done();
         }
-        let line = format!(
-            "{{\"prev_sha256\":\"{}\",\"event\":{}}}",
-            tail.head,
-            event.to_json()?
-        );
-        let mut bytes = line.clone().into_bytes();
-        bytes.push(b'\n');
-        let appended = tail
-            .file
-            .write_all(&bytes)
-            .map_err(|e| io("append to", e))
-            .and_then(|()| tail.file.sync_data().map_err(|e| io("sync", e)));
-        if let Err(e) = appended {
-            // A full disk can take part of the line, and a failed sync leaves a line the
-            // caller was told is lost: cut the file back to the last complete record so the
-            // chain still verifies and the next record links to the right head.
-            let cut = tail
-                .file
-                .set_len(tail.len)
-                .and_then(|()| tail.file.sync_data());
-            tail.resync = cut.is_err();
-            return Err(e);
+        result
+    }
+
+    /// Queue `event` for the committer (waiting for room when the queue is full).
+    fn record_deferred(&self, event: &AuditEvent) -> Result<(), AuditError> {
+        if self.committer.is_none() {
+            return self.record(event);
         }
-        tail.len += bytes.len() as u64;
-        tail.head = line_hash(line.as_bytes());
+        self.inner.queue.push(event.clone());
         Ok(())
     }
 }

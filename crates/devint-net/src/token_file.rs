@@ -8,8 +8,9 @@ use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use devint::auth::{TokenSecret, SECRET_HEX_LEN};
+use devint::auth::{ClientName, TokenSecret, SECRET_HEX_LEN};
 use devint_fs::private::{self as private_fs, Exposure};
+use devint_fs::read::{self, FileKind, Follow, ReadError};
 
 /// The environment variable naming the client's token file.
 pub const TOKEN_FILE_ENV: &str = "AA_DEVINT_TOKEN_FILE";
@@ -48,11 +49,13 @@ pub enum TokenFileError {
         /// Our effective uid.
         us: u32,
     },
-    /// Not a regular file (or a symlink).
-    #[error("the token file {} is not a regular file (a symlink or directory?); point AA_DEVINT_TOKEN_FILE at the file itself", path.display())]
+    /// Not a regular file (a symlink, FIFO, device, socket or directory).
+    #[error("the token file {} is {kind}, not a regular file; point AA_DEVINT_TOKEN_FILE at the file itself", path.display())]
     WrongKind {
         /// The path.
         path: PathBuf,
+        /// What it is.
+        kind: FileKind,
     },
     /// The content is not one token.
     #[error("the token file {} does not hold one token (64 lowercase hex characters and a newline); write it again from `devint enrol`", path.display())]
@@ -69,6 +72,13 @@ pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf
         Some(v) if !v.is_empty() => PathBuf::from(v),
         _ => private_fs::parent_dir(socket_path).join(DEFAULT_TOKEN_FILE_NAME),
     }
+}
+
+/// The token file of the enrolled client named `client`: `<client>.token` in the socket's
+/// directory (so the default `devint.token` is the file of the client named `devint`).
+/// Enrol such a client with `devint enrol --client NAME --token-file <that path>`.
+pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
+    private_fs::parent_dir(socket_path).join(format!("{}.token", client.as_str()))
 }
 
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,
@@ -96,16 +106,19 @@ pub fn read_token_file(path: &Path) -> Result<TokenSecret, TokenFileError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = match private_fs::open_no_follow(path) {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+    // A FIFO named as the token file is refused at once, never waited on.
+    let (file, meta) = match read::open_regular(path, Follow::NoFinalSymlink) {
+        Ok(Some(open)) => open,
+        Ok(None) => return Err(io_err("open", io::Error::from(io::ErrorKind::NotFound))),
+        Err(ReadError::NotRegular { kind, .. }) => {
             return Err(TokenFileError::WrongKind {
                 path: path.to_path_buf(),
+                kind,
             })
         }
-        Err(e) => return Err(io_err("open", e)),
+        Err(ReadError::Io { source, .. }) => return Err(io_err("open", source)),
+        Err(e) => return Err(io_err("open", io::Error::other(e.to_string()))),
     };
-    let meta = file.metadata().map_err(|e| io_err("inspect", e))?;
     // spec[S7-TOKEN-FILE] §7: a client MUST refuse a token file readable by group or others.
     private_fs::check_private(&meta, false).map_err(|x| match x {
         Exposure::Mode(mode) => TokenFileError::TooOpen {
@@ -119,6 +132,7 @@ pub fn read_token_file(path: &Path) -> Result<TokenSecret, TokenFileError> {
         },
         Exposure::Kind => TokenFileError::WrongKind {
             path: path.to_path_buf(),
+            kind: FileKind::of(&meta),
         },
     })?;
     let mut buf = zeroize::Zeroizing::new(Vec::with_capacity(SECRET_HEX_LEN + 2));

@@ -249,6 +249,47 @@ fn a_full_disk_fails_the_audit_append_and_the_chain_still_verifies() {
 }
 
 #[test]
+fn queued_refusals_refused_by_a_full_disk_are_counted_and_the_chain_still_verifies() {
+    let Some(fs_) = Tmpfs::mount("64k") else {
+        return;
+    };
+    let path: PathBuf = fs_.path().join("audit.jsonl");
+    let log = JsonLinesAuditLog::open(&path).unwrap();
+    for i in 0..3 {
+        log.record_deferred(&event(i)).unwrap();
+    }
+    log.flush().unwrap();
+    assert_eq!(records_in(&path), 3);
+    fs_.fill();
+
+    // Queue refusals until a batch is refused: `flush` reports it (it was also logged), and
+    // nothing half-written is left behind.
+    let mut queued = 3;
+    let err = loop {
+        log.record_deferred(&event(queued)).unwrap();
+        queued += 1;
+        if let Err(e) = log.flush() {
+            break e;
+        }
+        assert!(queued < 10_000, "the full tmpfs never refused a batch");
+    };
+    match &err {
+        AuditError::Io { source, .. } => assert_eq!(source.raw_os_error(), Some(ENOSPC)),
+        other => panic!("expected an IO error, got {other:?}"),
+    }
+    assert!(err.to_string().contains("audit.jsonl"), "{err}");
+    let kept = records_in(&path);
+    assert!(kept < queued as usize);
+
+    // Space freed: the chain continues from the last record that was written.
+    fs::remove_file(fs_.path().join("filler")).unwrap();
+    log.record_deferred(&event(100_000)).unwrap();
+    log.flush().unwrap();
+    assert_eq!(records_in(&path), kept + 1);
+    assert_eq!(verify(&path).unwrap().head_sha256, log.head());
+}
+
+#[test]
 fn a_read_only_file_system_refuses_to_open_the_audit_log_and_the_chain_still_verifies() {
     let Some(fs_) = Tmpfs::mount("1m") else {
         return;

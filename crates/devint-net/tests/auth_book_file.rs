@@ -396,3 +396,90 @@ fn a_server_refuses_to_start_on_a_corrupt_book() {
         Err(BookFileError::Corrupt { .. })
     ));
 }
+
+/// Revoke `token`'s record the way `devint tokens revoke` does (atomic replacement).
+fn revoke_all(cli: &BookFile) {
+    let ids: Vec<_> = cli
+        .load()
+        .unwrap()
+        .list()
+        .map(|r| r.token_id().clone())
+        .collect();
+    cli.update(|b| {
+        for id in &ids {
+            b.revoke(id)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+fn unknown(result: Result<Grant, ResolveError>) -> bool {
+    matches!(result, Err(ResolveError::Denied(AuthDenial::Unknown)))
+}
+
+#[test]
+fn a_revocation_right_after_enrolment_is_seen_whatever_the_clock_granularity() {
+    // The server watches the loaded file through a held descriptor; an atomic replacement
+    // within the same timestamp tick as the enrolment must still be seen (the held file's
+    // link count drops).
+    for _ in 0..50 {
+        let sb = sandbox();
+        let cli = sb.file();
+        let token = enrol(&cli, "ide");
+        let server = sb.server();
+        assert!(status(&server, &token).is_ok());
+        revoke_all(&cli);
+        assert!(unknown(status(&server, &token)));
+    }
+}
+
+#[test]
+fn a_revocation_over_a_hard_linked_book_is_seen_at_the_next_resolve() {
+    // A backup hard link keeps the old file alive after the replacement: its link count
+    // still changes (2 → 1).
+    let sb = sandbox();
+    let cli = sb.file();
+    let token = enrol(&cli, "ide");
+    let server = sb.server();
+    assert!(status(&server, &token).is_ok());
+    fs::hard_link(&sb.book_path, sb.book_path.with_extension("bak")).unwrap();
+    assert!(
+        status(&server, &token).is_ok(),
+        "a new link changes nothing enrolled"
+    );
+    revoke_all(&cli);
+    assert!(unknown(status(&server, &token)));
+}
+
+#[test]
+fn a_book_edited_in_place_is_seen_at_the_next_resolve() {
+    let sb = sandbox();
+    let cli = sb.file();
+    let token = enrol(&cli, "ide");
+    let server = sb.server();
+    assert!(status(&server, &token).is_ok());
+    // The same book without its record, written into the same inode (truncate + write).
+    let other = sb.book_path.with_extension("other");
+    BookFile::new(&other).save(&EnrolmentBook::new()).unwrap();
+    let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).unwrap());
+    let before = inode(&sb.book_path);
+    fs::write(&sb.book_path, fs::read(&other).unwrap()).unwrap();
+    assert_eq!(inode(&sb.book_path), before, "edited in place");
+    assert!(unknown(status(&server, &token)));
+}
+
+#[test]
+fn a_book_renamed_away_and_replaced_is_seen_at_the_next_resolve() {
+    let sb = sandbox();
+    let cli = sb.file();
+    let token = enrol(&cli, "ide");
+    let server = sb.server();
+    // Time passes between enrolment and the edit, as it does for a person with an editor
+    // that renames the original to a backup and writes a new file.
+    std::thread::sleep(Duration::from_millis(20));
+    assert!(status(&server, &token).is_ok());
+    fs::rename(&sb.book_path, sb.book_path.with_extension("json~")).unwrap();
+    cli.save(&EnrolmentBook::new()).unwrap();
+    assert!(unknown(status(&server, &token)));
+}

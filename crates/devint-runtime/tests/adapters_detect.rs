@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use devint_runtime::adapters::detect::{compatibility, detect_with_timeout, parse_version};
-use devint_runtime::adapters::{detect, find, Compatibility};
+use devint_runtime::adapters::detect::{compatibility, parse_version};
+use devint_runtime::adapters::{find, Compatibility, Detected, Detector, ToolDescriptor};
 
 /// Writing a script while another test thread forks can leave the file busy at exec
 /// (ETXTBSY); the fake-binary tests take turns.
@@ -23,7 +23,7 @@ impl Sandbox {
         let root = tempfile::Builder::new()
             .tempdir_in("/tmp")
             .expect("tempdir");
-        let home = root.path().join("home");
+        let home = root.path().join("user");
         let bin = root.path().join("bin");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&bin).unwrap();
@@ -43,6 +43,21 @@ impl Sandbox {
     fn path_env(&self) -> String {
         format!("/nonexistent:{}:/usr/bin:/bin", self.bin.display())
     }
+
+    /// A detector on this sandbox: its PATH, its HOME, absolute install directories under
+    /// its root (so the host's /usr/local/bin or /opt/homebrew/bin never count).
+    fn detector(&self) -> Detector {
+        self.detector_on(&self.path_env())
+    }
+
+    fn detector_on(&self, path_env: &str) -> Detector {
+        Detector::new(path_env, &self.home).with_root(self._root.path())
+    }
+}
+
+/// Detection of `tool` with a fresh detector on `path_env` in the sandbox.
+fn detect(tool: &'static ToolDescriptor, path_env: &str, sb: &Sandbox) -> Detected {
+    sb.detector_on(path_env).detect(tool)
 }
 
 fn claude() -> &'static devint_runtime::adapters::ToolDescriptor {
@@ -54,7 +69,7 @@ fn present_binary_in_range_is_compatible() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
     sb.fake("claude", "echo '1.0.72 (Claude Code)'");
-    let d = detect(claude(), &sb.path_env(), &sb.home);
+    let d = detect(claude(), &sb.path_env(), &sb);
     assert!(d.present);
     assert_eq!(d.version, Some(semver::Version::new(1, 0, 72)));
     assert_eq!(d.compatibility, Compatibility::Compatible);
@@ -64,7 +79,7 @@ fn present_binary_in_range_is_compatible() {
 #[test]
 fn absent_binary_is_not_detected() {
     let sb = Sandbox::new();
-    let d = detect(claude(), &sb.path_env(), &sb.home);
+    let d = detect(claude(), &sb.path_env(), &sb);
     assert!(!d.present);
     assert_eq!(d.version, None);
     assert_eq!(d.compatibility, Compatibility::Unknown);
@@ -79,7 +94,7 @@ fn a_binary_without_the_execute_bit_is_not_detected() {
         std::fs::Permissions::from_mode(0o644),
     )
     .unwrap();
-    assert!(!detect(claude(), &sb.path_env(), &sb.home).present);
+    assert!(!detect(claude(), &sb.path_env(), &sb).present);
 }
 
 #[test]
@@ -87,8 +102,8 @@ fn the_path_parameter_is_used_not_the_process_environment() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
     sb.fake("claude", "echo 1.2.3");
-    assert!(!detect(claude(), "/nonexistent", &sb.home).present);
-    assert!(detect(claude(), &sb.path_env(), &sb.home).present);
+    assert!(!detect(claude(), "/nonexistent", &sb).present);
+    assert!(detect(claude(), &sb.path_env(), &sb).present);
 }
 
 #[test]
@@ -96,7 +111,7 @@ fn version_too_old_is_incompatible() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
     sb.fake("claude", "echo '0.2.9 (Claude Code)'");
-    let d = detect(claude(), &sb.path_env(), &sb.home);
+    let d = detect(claude(), &sb.path_env(), &sb);
     assert!(d.present);
     assert_eq!(d.version, Some(semver::Version::new(0, 2, 9)));
     assert_eq!(d.compatibility, Compatibility::Incompatible);
@@ -107,7 +122,7 @@ fn unparsable_version_is_unknown() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
     sb.fake("claude", "echo 'claude development build 7'");
-    let d = detect(claude(), &sb.path_env(), &sb.home);
+    let d = detect(claude(), &sb.path_env(), &sb);
     assert!(d.present);
     assert_eq!(d.version, None);
     assert_eq!(d.compatibility, Compatibility::Unknown);
@@ -118,26 +133,44 @@ fn version_printed_on_stderr_is_read() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
     sb.fake("codex", "echo 'codex-cli 0.63.0' >&2");
-    let d = detect(find("codex").unwrap(), &sb.path_env(), &sb.home);
+    let d = detect(find("codex").unwrap(), &sb.path_env(), &sb);
     assert_eq!(d.version, Some(semver::Version::new(0, 63, 0)));
     assert_eq!(d.compatibility, Compatibility::Compatible);
 }
 
 #[test]
-fn hanging_binary_times_out_as_unknown() {
+fn hanging_binary_is_cut_at_the_timeout_with_its_whole_process_group() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
-    // The child sleeps in a subprocess that holds the pipe: the whole group must die.
-    sb.fake("claude", "sleep 30; echo 1.0.0");
-    let d = detect_with_timeout(
-        claude(),
-        &sb.path_env(),
-        &sb.home,
-        Duration::from_millis(300),
+    // The script starts a child that holds the pipe and would outlive it by an hour: the
+    // whole group must die at the timeout (without the cut this test hangs).
+    let child_pid = sb.home.join("child.pid");
+    sb.fake(
+        "claude",
+        &format!(
+            "sleep 3600 & echo $! > {}; wait; echo 1.0.0",
+            child_pid.display()
+        ),
     );
+    let d = sb
+        .detector()
+        .with_timeout(Duration::from_millis(300))
+        .detect(claude());
     assert!(d.present);
     assert_eq!(d.version, None);
     assert_eq!(d.compatibility, Compatibility::Unknown);
+    let pid = std::fs::read_to_string(&child_pid).unwrap();
+    let proc_dir = PathBuf::from(format!("/proc/{}", pid.trim()));
+    // Killed with the group: gone once its new parent reaps it.
+    let gone = (0..200).any(|_| {
+        let state = std::fs::read_to_string(proc_dir.join("stat")).unwrap_or_default();
+        if state.is_empty() || state.split_whitespace().nth(2) == Some("Z") {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+        false
+    });
+    assert!(gone, "the version command's child survived the timeout");
 }
 
 #[test]
@@ -149,7 +182,7 @@ fn version_command_sees_only_the_given_path_and_home() {
         "claude",
         "if [ -n \"$CARGO\" ]; then echo 9.9.9; else echo \"1.1.1 $HOME\"; fi",
     );
-    let d = detect(claude(), &sb.path_env(), &sb.home);
+    let d = detect(claude(), &sb.path_env(), &sb);
     assert_eq!(d.version, Some(semver::Version::new(1, 1, 1)));
 }
 
@@ -161,11 +194,11 @@ fn install_extension(home: &Path, dir: &str) {
 fn editor_extension_is_detected_by_install_directory_with_the_highest_version() {
     let sb = Sandbox::new();
     let copilot = find("github-copilot").unwrap();
-    assert!(!detect(copilot, &sb.path_env(), &sb.home).present);
+    assert!(!detect(copilot, &sb.path_env(), &sb).present);
     install_extension(&sb.home, "github.copilot-chat-0.31.2");
     install_extension(&sb.home, "github.copilot-chat-0.32.4");
     install_extension(&sb.home, "github.copilot-1.300.0");
-    let d = detect(copilot, &sb.path_env(), &sb.home);
+    let d = detect(copilot, &sb.path_env(), &sb);
     assert!(d.present);
     assert_eq!(d.version, Some(semver::Version::new(0, 32, 4)));
     assert_eq!(d.compatibility, Compatibility::Compatible);
@@ -175,7 +208,7 @@ fn editor_extension_is_detected_by_install_directory_with_the_highest_version() 
 fn old_editor_extension_is_incompatible() {
     let sb = Sandbox::new();
     install_extension(&sb.home, "saoudrizwan.claude-dev-2.1.0");
-    let d = detect(find("cline").unwrap(), &sb.path_env(), &sb.home);
+    let d = detect(find("cline").unwrap(), &sb.path_env(), &sb);
     assert!(d.present);
     assert_eq!(d.compatibility, Compatibility::Incompatible);
 }
@@ -218,5 +251,282 @@ fn compatibility_needs_both_a_version_and_a_readable_range() {
     assert_eq!(
         compatibility("not a range", Some(&v)),
         Compatibility::Unknown
+    );
+}
+
+/// Writes an executable script at `path` (parents created), replacing any file there with
+/// a new inode (write beside, then rename: what a package manager does).
+fn install_script(path: &Path, body: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let tmp = path.with_extension("new");
+    std::fs::write(&tmp, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+/// A script that records each run in `log` and prints `version`.
+fn counting(log: &Path, version: &str) -> String {
+    format!(
+        "echo probed >> {}; echo '{version} (Claude Code)'",
+        log.display()
+    )
+}
+
+fn probes(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+#[test]
+fn a_tool_only_in_its_documented_install_directory_is_found_under_a_minimal_path() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let local = sb.home.join(".local/bin/claude");
+    install_script(&local, "echo '2.0.14 (Claude Code)'");
+    // A service manager's PATH: none of the sandbox's directories.
+    let d = detect(claude(), "/nonexistent:/also-missing", &sb);
+    assert!(d.present);
+    assert_eq!(d.location.as_deref(), Some(local.as_path()));
+    assert_eq!(d.version, Some(semver::Version::new(2, 0, 14)));
+    assert_eq!(d.compatibility, Compatibility::Compatible);
+}
+
+#[test]
+fn path_comes_before_the_install_directories() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    install_script(&sb.home.join(".local/bin/claude"), "echo 2.0.0");
+    sb.fake("claude", "echo 1.5.0");
+    let d = detect(claude(), &sb.path_env(), &sb);
+    assert_eq!(d.location.as_deref(), Some(sb.bin.join("claude").as_path()));
+    assert_eq!(d.version, Some(semver::Version::new(1, 5, 0)));
+}
+
+#[test]
+fn an_absolute_install_directory_is_searched_under_the_detectors_root() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let brew = sb._root.path().join("opt/homebrew/bin/codex");
+    install_script(&brew, "echo 'codex-cli 0.63.0'");
+    let d = detect(find("codex").unwrap(), "/nonexistent", &sb);
+    assert_eq!(d.location.as_deref(), Some(brew.as_path()));
+    assert_eq!(d.version, Some(semver::Version::new(0, 63, 0)));
+}
+
+#[test]
+fn an_nvm_install_is_found_in_the_newest_node_version_first() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let node = sb.home.join(".nvm/versions/node");
+    install_script(&node.join("v9.11.2/bin/gemini"), "echo 0.3.0");
+    install_script(&node.join("v20.10.0/bin/gemini"), "echo 0.9.1");
+    let d = detect(find("gemini-cli").unwrap(), "/nonexistent", &sb);
+    assert_eq!(
+        d.location.as_deref(),
+        Some(node.join("v20.10.0/bin/gemini").as_path())
+    );
+    assert_eq!(d.version, Some(semver::Version::new(0, 9, 1)));
+}
+
+#[test]
+fn a_configured_tool_without_its_binary_says_so_and_where_detection_looked() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.home.join(".claude")).unwrap();
+    let detector = sb.detector_on("/usr/bin:/bin");
+    let d = detector.detect(claude());
+    assert!(!d.present);
+    assert_eq!(
+        d.configured.as_deref(),
+        Some(sb.home.join(".claude").as_path())
+    );
+    let said = d.absence.unwrap();
+    assert!(
+        said.starts_with(
+            "Claude Code is configured (~/.claude exists) but its binary claude was not found; \
+             looked on PATH (/usr/bin:/bin) and in ~/.local/bin, ~/.claude/local, ~/.npm-global/bin"
+        ),
+        "{said}"
+    );
+}
+
+#[test]
+fn an_unconfigured_missing_tool_says_where_detection_looked() {
+    let sb = Sandbox::new();
+    let detector = sb.detector_on("/usr/bin");
+    let d = detector.detect(find("aider").unwrap());
+    assert!(!d.present);
+    assert_eq!(d.configured, None);
+    let said = d.absence.unwrap();
+    let root = sb._root.path().display();
+    assert_eq!(
+        *said,
+        *format!(
+            "Aider (aider) was not found; looked on PATH (/usr/bin) and in ~/.local/bin, \
+             {root}/opt/homebrew/bin, {root}/usr/local/bin, {root}/home/linuxbrew/.linuxbrew/bin"
+        )
+    );
+    // A found tool has nothing to explain.
+    let copilot = find("github-copilot").unwrap();
+    assert_eq!(
+        detector.detect(copilot).absence.as_deref(),
+        Some("GitHub Copilot (VS Code) was not found; looked in ~/.vscode/extensions for github.copilot-chat-<version>")
+    );
+    install_extension(&sb.home, "github.copilot-chat-0.32.4");
+    assert_eq!(detector.detect(copilot).absence, None);
+}
+
+#[test]
+fn list_tools_explains_an_undetected_tool_in_its_discovery_reason() {
+    let sb = Sandbox::new();
+    let listings = sb.detector_on("/nonexistent").list_tools();
+    let claude = listings
+        .iter()
+        .find(|l| l.tool_id == "claude-code")
+        .unwrap();
+    let discovery = &claude.capabilities[0];
+    assert_eq!(
+        discovery.capability,
+        devint_runtime::adapters::Capability::Discovery
+    );
+    assert!(
+        discovery
+            .reason
+            .starts_with("Claude Code (claude) was not found; looked on PATH"),
+        "{}",
+        discovery.reason
+    );
+}
+
+#[test]
+fn the_version_is_probed_once_while_the_binary_is_unchanged() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let log = sb.home.join("probes.log");
+    let binary = sb.home.join(".local/bin/claude");
+    install_script(&binary, &counting(&log, "2.0.1"));
+    let detector = sb.detector_on("/nonexistent");
+    for _ in 0..5 {
+        assert_eq!(
+            detector.detect(claude()).version,
+            Some(semver::Version::new(2, 0, 1))
+        );
+    }
+    assert_eq!(probes(&log), 1, "an unchanged binary was probed again");
+    let listings = detector.list_tools();
+    assert!(listings
+        .iter()
+        .any(|l| l.tool_id == "claude-code" && l.detected.present));
+    assert_eq!(
+        probes(&log),
+        1,
+        "list_tools probed an unchanged binary again"
+    );
+}
+
+#[test]
+fn a_replaced_binary_is_probed_again() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let log = sb.home.join("probes.log");
+    let binary = sb.home.join(".local/bin/claude");
+    install_script(&binary, &counting(&log, "2.0.1"));
+    let detector = sb.detector_on("/nonexistent");
+    assert_eq!(
+        detector.detect(claude()).version,
+        Some(semver::Version::new(2, 0, 1))
+    );
+    // An upgrade: a new file (new inode) renamed over the old one.
+    install_script(&binary, &counting(&log, "2.0.2"));
+    assert_eq!(
+        detector.detect(claude()).version,
+        Some(semver::Version::new(2, 0, 2))
+    );
+    assert_eq!(probes(&log), 2);
+    // A rewrite in place (same inode, new size and mtime).
+    std::fs::write(
+        &binary,
+        format!("#!/bin/sh\n{}\n", counting(&log, "2.10.3")),
+    )
+    .unwrap();
+    assert_eq!(
+        detector.detect(claude()).version,
+        Some(semver::Version::new(2, 10, 3))
+    );
+    assert_eq!(probes(&log), 3);
+    assert_eq!(
+        detector.detect(claude()).version,
+        Some(semver::Version::new(2, 10, 3))
+    );
+    assert_eq!(probes(&log), 3);
+}
+
+#[test]
+fn a_repointed_symlink_is_probed_again() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let log = sb.home.join("probes.log");
+    let versions = sb.home.join(".local/share/claude/versions");
+    install_script(&versions.join("2.0.1"), &counting(&log, "2.0.1"));
+    install_script(&versions.join("2.0.2"), &counting(&log, "2.0.2"));
+    let link = sb.home.join(".local/bin/claude");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(versions.join("2.0.1"), &link).unwrap();
+    let detector = sb.detector_on("/nonexistent");
+    assert_eq!(
+        detector.detect(claude()).version,
+        Some(semver::Version::new(2, 0, 1))
+    );
+    // The native installer's update: the link now names the new version.
+    let tmp = link.with_extension("new");
+    std::os::unix::fs::symlink(versions.join("2.0.2"), &tmp).unwrap();
+    std::fs::rename(&tmp, &link).unwrap();
+    assert_eq!(
+        detector.detect(claude()).version,
+        Some(semver::Version::new(2, 0, 2))
+    );
+    assert_eq!(probes(&log), 2);
+}
+
+#[test]
+fn a_result_older_than_the_maximum_age_is_probed_again() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let log = sb.home.join("probes.log");
+    install_script(&sb.home.join(".local/bin/claude"), &counting(&log, "2.0.1"));
+    let detector = sb.detector_on("/nonexistent").with_max_age(Duration::ZERO);
+    detector.detect(claude());
+    detector.detect(claude());
+    assert_eq!(probes(&log), 2);
+}
+
+#[test]
+fn a_removed_binary_is_seen_at_once() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let binary = sb.home.join(".local/bin/claude");
+    install_script(&binary, "echo 2.0.1");
+    let detector = sb.detector_on("/nonexistent");
+    assert!(detector.detect(claude()).present);
+    std::fs::remove_file(&binary).unwrap();
+    assert!(!detector.detect(claude()).present);
+}
+
+#[test]
+fn a_newly_installed_extension_is_seen_by_the_same_detector() {
+    let sb = Sandbox::new();
+    let copilot = find("github-copilot").unwrap();
+    let detector = sb.detector();
+    assert!(!detector.detect(copilot).present);
+    install_extension(&sb.home, "github.copilot-chat-0.31.2");
+    assert_eq!(
+        detector.detect(copilot).version,
+        Some(semver::Version::new(0, 31, 2))
+    );
+    install_extension(&sb.home, "github.copilot-chat-0.32.4");
+    assert_eq!(
+        detector.detect(copilot).version,
+        Some(semver::Version::new(0, 32, 4))
     );
 }

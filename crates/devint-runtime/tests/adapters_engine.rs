@@ -401,6 +401,8 @@ fn detected(version: Option<(u64, u64, u64)>) -> Detected {
         version: version.map(|(a, b, c)| semver::Version::new(a, b, c)),
         compatibility: Compatibility::Unknown,
         location: None,
+        configured: None,
+        absence: None,
     }
 }
 
@@ -523,7 +525,9 @@ fn no_rendered_edit_path_is_a_prefix_of_another() {
 #[test]
 fn list_tools_reports_every_tool_with_twelve_capabilities_in_a_sandbox() {
     let home = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
-    let listings = devint_runtime::adapters::list_tools("/nonexistent", home.path());
+    let listings = devint_runtime::adapters::Detector::new("/nonexistent", home.path())
+        .with_root(home.path())
+        .list_tools();
     assert_eq!(listings.len(), all().len());
     for l in &listings {
         assert!(

@@ -137,6 +137,58 @@ fn every_tool_has_a_way_to_be_detected() {
 }
 
 #[test]
+fn every_command_line_tool_names_its_documented_install_directories_with_a_source() {
+    for tool in all() {
+        let d = &tool.detection;
+        if d.binaries.is_empty() {
+            assert!(
+                d.install_dirs.is_empty(),
+                "{}: install directories without a binary",
+                tool.id
+            );
+            continue;
+        }
+        assert!(
+            !d.install_dirs.is_empty(),
+            "{} is searched on PATH only",
+            tool.id
+        );
+        for dir in d.install_dirs.iter().flat_map(|g| g.iter()) {
+            assert!(
+                dir.source.starts_with("https://"),
+                "{}: {} has no source",
+                tool.id,
+                dir.path
+            );
+            match dir.base {
+                PathBase::Home => assert!(!dir.path.starts_with('/'), "{}: {}", tool.id, dir.path),
+                PathBase::Absolute => {
+                    assert!(dir.path.starts_with('/'), "{}: {}", tool.id, dir.path)
+                }
+                PathBase::Project => panic!("{}: a project-relative install directory", tool.id),
+            }
+            assert!(
+                dir.path.matches('*').count() <= 1
+                    && dir
+                        .path
+                        .split('/')
+                        .all(|seg| seg == "*" || !seg.contains('*')),
+                "{}: {} may hold one whole `*` segment at most",
+                tool.id,
+                dir.path
+            );
+        }
+        if let Some(config) = d.config_dir {
+            assert!(
+                !config.starts_with('/') && !config.is_empty(),
+                "{}: {config}",
+                tool.id
+            );
+        }
+    }
+}
+
+#[test]
 fn capability_rows_agree_with_mechanisms() {
     // Declaring a capability supported while its mechanism is unsupported (or the reverse)
     // would tell the user one thing in list_tools and another at plan time.

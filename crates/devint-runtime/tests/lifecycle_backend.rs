@@ -463,6 +463,46 @@ fn without_the_tool_on_path_the_state_is_not_installed() {
         (Level::NotInstalled, Phase::NotInstalled)
     );
     assert_eq!(s.policy.unwrap().state, PolicyState::Unconfigured);
+    // Status says where detection looked (PATH, then the documented install directories).
+    let reason = s.state_reason.unwrap();
+    assert!(
+        reason.as_str().starts_with(&format!(
+            "Claude Code (claude) was not found; looked on PATH ({}) and in ~/.local/bin, ~/.claude/local",
+            sb.bin.display()
+        )),
+        "{}",
+        reason.as_str()
+    );
+}
+
+#[test]
+fn a_configured_tool_without_its_binary_is_reported_as_such_by_status() {
+    let sb = Sandbox::new();
+    std::fs::remove_file(sb.bin.join("claude")).unwrap();
+    sb.write_settings(CLAUDE_SETTINGS);
+    let rt = sb.open();
+    let mut c = Client::new(&book(), "ide");
+    let s = c.status(&rt);
+    assert_eq!(s.phase, Phase::NotInstalled);
+    let reason = s.state_reason.unwrap();
+    assert!(
+        reason
+            .as_str()
+            .starts_with("Claude Code is configured (~/.claude exists) but its binary claude was not found; looked on PATH"),
+        "{}",
+        reason.as_str()
+    );
+}
+
+#[test]
+fn a_tool_in_its_documented_install_directory_is_detected_under_a_minimal_path() {
+    let sb = Sandbox::new();
+    let local = sb.home.join(".local/bin");
+    std::fs::create_dir_all(&local).unwrap();
+    std::fs::rename(sb.bin.join("claude"), local.join("claude")).unwrap();
+    let rt = sb.open();
+    let mut c = Client::new(&book(), "ide");
+    assert_eq!(c.status(&rt).phase, Phase::DetectedNotIntegrated);
 }
 
 #[test]
@@ -753,7 +793,15 @@ fn an_installed_tool_that_disappeared_is_degraded_not_integrated() {
     std::fs::remove_file(sb.bin.join("claude")).unwrap();
     let s = c.status(&rt);
     assert_eq!(s.state, StatusState::Degraded);
-    assert!(s.state_reason.unwrap().as_str().contains("not found"));
+    let reason = s.state_reason.unwrap();
+    assert!(
+        reason.as_str().starts_with(
+            "the installed settings take no effect: Claude Code is configured (~/.claude exists) \
+             but its binary claude was not found; looked on PATH"
+        ),
+        "{}",
+        reason.as_str()
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use devint_fs::durable::{read_optional, remove_durable, write_atomic, DurableError};
 use devint_fs::lock::{LockError, TargetLock};
+use devint_fs::read::{Follow, Limit};
 
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new().tempdir_in("/tmp").unwrap()
@@ -135,7 +136,10 @@ fn remove_durable_deletes_and_reports_absence() {
     assert!(remove_durable(&target).unwrap());
     assert!(!target.exists());
     assert!(!remove_durable(&target).unwrap());
-    assert_eq!(read_optional(&target).unwrap(), None);
+    assert_eq!(
+        read_optional(&target, Follow::Symlinks, Limit::SETTINGS).unwrap(),
+        None
+    );
 }
 
 #[test]

@@ -41,14 +41,14 @@ fn removal_plan(n: usize, expires_at: u64) -> StoredPlan {
 }
 
 /// Each of two threads tries to take plan 0 with the authoring token; returns the outcomes.
-fn race_two_takes(store: &Arc<PlanStore>) -> Vec<Result<PlanId, PlanRefusal>> {
+fn race_two_takes(store: &Arc<PlanStore>) -> Vec<Result<(), PlanRefusal>> {
     let takers: Vec<_> = (0..2)
         .map(|_| {
             let store = Arc::clone(store);
             thread::spawn(move || {
                 store
-                    .take(&plan_id(0), &tool(), &token(), NOW, true)
-                    .map(|p| p.id)
+                    .take_removal(&plan_id(0), &tool(), &token(), NOW)
+                    .map(|_| ())
             })
         })
         .collect();
@@ -69,7 +69,9 @@ fn two_concurrent_takes_of_one_plan_execute_it_exactly_once() {
         );
         // And once taken it stays taken.
         assert_eq!(
-            store.take(&plan_id(0), &tool(), &token(), NOW, true).err(),
+            store
+                .take_removal(&plan_id(0), &tool(), &token(), NOW)
+                .err(),
             Some(PlanRefusal::Consumed)
         );
     });
@@ -121,12 +123,12 @@ fn a_live_plan_racing_an_eviction_is_taken_exactly_once() {
         let takers: Vec<_> = (0..2)
             .map(|_| {
                 let store = Arc::clone(&store);
-                thread::spawn(move || store.take(&plan_id(1), &tool(), &token(), NOW, true))
+                thread::spawn(move || store.take_removal(&plan_id(1), &tool(), &token(), NOW))
             })
             .collect();
         let outcomes: Vec<_> = takers
             .into_iter()
-            .map(|t| t.join().unwrap().map(|p| p.id))
+            .map(|t| t.join().unwrap().map(|_| ()))
             .collect();
         evictor.join().unwrap();
         assert_eq!(

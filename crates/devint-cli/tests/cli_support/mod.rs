@@ -3,6 +3,11 @@
 //! `devint serve` child process that is stopped when the harness is dropped.
 #![allow(dead_code)]
 
+/// The `devint` binary cargo built for these tests (compile-time path: with several
+/// worktrees sharing a build directory, a path derived from the test's own location could
+/// name another checkout's binary).
+pub const DEVINT: &str = env!("CARGO_BIN_EXE_devint");
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -70,6 +75,8 @@ impl Sandbox {
             ("AA_DEVINT_TOKEN_FILE", self.token_file()),
             ("AA_DEVINT_STATE_DIR", self.state()),
             ("NO_COLOR", PathBuf::from("1")),
+            // Tables fit 100 columns, whatever the terminal running the tests.
+            ("COLUMNS", PathBuf::from("100")),
             // Gives the built-in profiles something to write (nothing listens there).
             (
                 "AA_DEVINT_GATEWAY_URL",
@@ -80,7 +87,7 @@ impl Sandbox {
 
     /// `devint` with this sandbox's environment and nothing else from ours.
     pub fn devint(&self) -> assert_cmd::Command {
-        let mut c = assert_cmd::Command::cargo_bin("devint").expect("devint binary");
+        let mut c = assert_cmd::Command::new(DEVINT);
         c.env_clear();
         for (k, v) in self.env_pairs() {
             c.env(k, v);
@@ -101,7 +108,7 @@ impl Sandbox {
         let log = self
             .root()
             .join(format!("serve-{}.out", self.servers.len()));
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("devint"));
+        let mut c = std::process::Command::new(DEVINT);
         c.env_clear();
         for (k, v) in self.env_pairs() {
             c.env(k, v);
@@ -176,6 +183,94 @@ impl Sandbox {
         doc["result"]["token_id"].as_str().unwrap().to_owned()
     }
 
+    /// Run `devint ARGS` (human output); returns (exit code, stdout, stderr).
+    pub fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self.devint().args(args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    }
+
+    /// Run `devint ARGS` with a pseudo-terminal as its stdin and stdout (through
+    /// util-linux `script`), typing `input`; returns (exit code, what the terminal showed).
+    pub fn at_terminal(&self, args: &[&str], input: &str) -> (i32, String) {
+        let quote = |a: &str| format!("'{}'", a.replace('\'', "'\\''"));
+        let mut line = quote(DEVINT);
+        for a in args {
+            line.push(' ');
+            line.push_str(&quote(a));
+        }
+        let mut c = std::process::Command::new("/usr/bin/script");
+        c.env_clear();
+        for (k, v) in self.env_pairs() {
+            c.env(k, v);
+        }
+        c.env("SHELL", "/bin/sh")
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().expect("util-linux script");
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.as_bytes()).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+
+    /// Filters for snapshots: this sandbox's path, ids, digests, times, pids.
+    pub fn redactions(&self) -> insta::Settings {
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("../snapshots");
+        settings.set_prepend_module_to_snapshot(false);
+        settings.add_filter(
+            &regex_escape(&self.root().display().to_string()),
+            "[SANDBOX]",
+        );
+        let binary = std::path::PathBuf::from(DEVINT);
+        settings.add_filter(&regex_escape(&binary.display().to_string()), "[DEVINT]");
+        settings.add_filter(r"source:  \S+", "source:  [CHECKOUT]");
+        settings.add_filter(r"commit:  \S+", "commit:  [COMMIT]");
+        settings.add_filter(
+            r"\((from the source checkout|injected at build time|from the packaged crate|no build identity recorded)\)",
+            "([HOW])",
+        );
+        settings.add_filter(r"/tmp/devint-demo-[0-9]+-[0-9a-f]+", "[DEMO]");
+        settings.add_filter(r"tok_[0-9a-f]{32}", "tok_[ID]");
+        settings.add_filter(r"\b[0-9a-f]{64}\b", "[DIGEST]");
+        settings.add_filter(r"\b[0-9a-f]{40}\b", "[COMMIT]");
+        settings.add_filter(r"\b[0-9a-f]{32}\b", "[ID]");
+        settings.add_filter(r"\([0-9a-f]{12}\)", "([SHORT])");
+        settings.add_filter(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", "[TIME]");
+        settings.add_filter(r"\((just now|in \d+ \w+|\d+ \w+ ago)\)", "([WHEN])");
+        settings.add_filter(r"pid:( +)\d+", "pid:$1[PID]");
+        settings
+    }
+
+    /// Run `devint ARGS` and snapshot its exit code, stdout and stderr as `name`.
+    pub fn snapshot(&self, name: &str, args: &[&str]) -> (i32, String) {
+        let (code, stdout, stderr) = self.run(args);
+        let shown = format!(
+            "$ devint {}\n{stdout}{}[exit {code}]\n",
+            args.join(" "),
+            if stderr.is_empty() {
+                String::new()
+            } else {
+                format!("--- stderr ---\n{stderr}")
+            }
+        );
+        self.redactions()
+            .bind(|| insta::assert_snapshot!(name, shown));
+        (code, stdout)
+    }
+
     /// Run `devint ARGS --output json`; returns (exit code, parsed stdout).
     pub fn json(&self, args: &[&str]) -> (i32, serde_json::Value) {
         let out = self
@@ -203,4 +298,16 @@ impl Drop for Sandbox {
             let _ = child.wait();
         }
     }
+}
+
+/// `text` as a regular expression matching itself.
+pub fn regex_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -15,7 +15,7 @@
 //! processes never lose each other's changes.
 
 use std::fs::{self, OpenOptions};
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -24,6 +24,7 @@ use devint::auth::{
     BOOK_MAX_BYTES,
 };
 use devint_fs::private::{self as private_fs, Exposure};
+use devint_fs::read::{self, FileKind, Follow, Limit, ReadError};
 
 /// The enrolment book file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -82,11 +83,16 @@ pub enum BookFileError {
         us: u32,
     },
     /// Not a regular file (or, for the directory, not a directory), or a symlink.
-    #[error("{} is not a regular file or directory as expected (a symlink?); the enrolment book must be a plain file in a plain directory", path.display())]
+    #[error("{} is {kind}, not a regular file or directory as expected; the enrolment book must be a plain file in a plain directory", path.display())]
     WrongKind {
         /// The path.
         path: PathBuf,
+        /// What it is.
+        kind: FileKind,
     },
+    /// Larger than any book this devint writes.
+    #[error(transparent)]
+    TooLarge(ReadError),
     /// The requested change was refused.
     #[error(transparent)]
     Enrolment(#[from] EnrolmentError),
@@ -115,7 +121,7 @@ pub enum BookFingerprint {
 }
 
 impl BookFingerprint {
-    fn of(meta: &fs::Metadata) -> BookFingerprint {
+    pub(crate) fn of(meta: &fs::Metadata) -> BookFingerprint {
         BookFingerprint::Present {
             dev: meta.dev(),
             ino: meta.ino(),
@@ -159,13 +165,22 @@ impl BookFile {
         self.dir().join(name)
     }
 
-    fn exposure_error(&self, path: &Path, exposure: Exposure, is_dir: bool) -> BookFileError {
+    fn exposure_error(
+        &self,
+        path: &Path,
+        exposure: Exposure,
+        is_dir: bool,
+        meta: &fs::Metadata,
+    ) -> BookFileError {
         let path = path.to_path_buf();
         match exposure {
             Exposure::Mode(mode) if is_dir => BookFileError::DirTooOpen { dir: path, mode },
             Exposure::Mode(mode) => BookFileError::FileTooOpen { path, mode },
             Exposure::Owner { owner, us } => BookFileError::NotOwned { path, owner, us },
-            Exposure::Kind => BookFileError::WrongKind { path },
+            Exposure::Kind => BookFileError::WrongKind {
+                kind: FileKind::of(meta),
+                path,
+            },
         }
     }
 
@@ -181,7 +196,8 @@ impl BookFile {
         let dir = self.dir();
         let meta =
             fs::symlink_metadata(&dir).map_err(|e| self.io("inspect the directory of", &dir, e))?;
-        private_fs::check_private(&meta, true).map_err(|x| self.exposure_error(&dir, x, true))
+        private_fs::check_private(&meta, true)
+            .map_err(|x| self.exposure_error(&dir, x, true, &meta))
     }
 
     /// The file's current fingerprint (one `stat`).
@@ -201,9 +217,11 @@ impl BookFile {
 
     /// Load the book and the fingerprint of exactly the file that was read.
     pub fn load_with_fingerprint(&self) -> Result<(EnrolmentBook, BookFingerprint), BookFileError> {
-        let mut file = match private_fs::open_no_follow(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+        // The open never blocks (a FIFO planted as the book is refused at once: the server
+        // resolves tokens on its async workers) and never follows a symlink.
+        let (mut file, meta) = match read::open_regular(&self.path, Follow::NoFinalSymlink) {
+            Ok(Some(open)) => open,
+            Ok(None) => {
                 // A missing book is "nothing enrolled", but a missing book in an exposed
                 // directory is still refused: anyone could plant one there.
                 match self.check_dir() {
@@ -214,27 +232,27 @@ impl BookFile {
                 }
                 return Ok((EnrolmentBook::new(), BookFingerprint::Missing));
             }
-            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            Err(ReadError::NotRegular { kind, .. }) => {
                 return Err(BookFileError::WrongKind {
                     path: self.path.clone(),
+                    kind,
                 })
             }
-            Err(e) => return Err(self.io("open", &self.path, e)),
+            Err(ReadError::Io { source, .. }) => return Err(self.io("open", &self.path, source)),
+            Err(e) => return Err(BookFileError::TooLarge(e)),
         };
         self.check_dir()?;
-        let meta = file
-            .metadata()
-            .map_err(|e| self.io("inspect", &self.path, e))?;
         private_fs::check_private(&meta, false)
-            .map_err(|x| self.exposure_error(&self.path, x, false))?;
-        if meta.len() > BOOK_MAX_BYTES {
-            return Err(self.corrupt(format!("larger than {BOOK_MAX_BYTES} bytes")));
-        }
-        let mut bytes = Vec::new();
-        (&mut file)
-            .take(BOOK_MAX_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| self.io("read", &self.path, e))?;
+            .map_err(|x| self.exposure_error(&self.path, x, false, &meta))?;
+        let limit = Limit {
+            bytes: BOOK_MAX_BYTES,
+            what: "enrolment book",
+        };
+        let bytes = match read::read_capped(&self.path, &mut file, &meta, limit) {
+            Ok(bytes) => bytes,
+            Err(ReadError::Io { source, .. }) => return Err(self.io("read", &self.path, source)),
+            Err(e) => return Err(BookFileError::TooLarge(e)),
+        };
         let book = self.decode(&bytes)?;
         Ok((book, BookFingerprint::of(&meta)))
     }

@@ -1,14 +1,27 @@
 //! [`SharedBook`]: the server's view of the book file, shared by all its connections.
 //!
-//! At every `resolve` it takes one `stat` of the book file and compares it with the
-//! fingerprint of the copy it holds; if another process (the CLI) replaced the file, it
-//! reloads before answering. So a `devint tokens revoke` is seen by the next request on
-//! every connection, already open or not (spec §7).
+//! At every `resolve` it checks that the file it loaded is unchanged, and if another process
+//! (the CLI) replaced or edited it, reloads before answering. So a `devint tokens revoke` is
+//! seen by the next request on every connection, already open or not (spec §7).
+//!
+//! The check is one `fstat` of the loaded file, held open (about a third of the cost of a
+//! `stat` by path, measured: ~0.8 µs against ~2.5 µs here): the file's identity, size,
+//! `mtime`, `ctime` and link count against what was loaded. An atomic replacement (rename
+//! over it, as `devint tokens` does) or a deletion unlinks the held file, so its link count
+//! drops, whatever the clock's granularity; an edit in place changes its size or `mtime`,
+//! renaming it away or changing its mode its `ctime`. Any difference falls back to the
+//! `stat` by path and a reload. Two changes are not seen by this check: replacing a
+//! *directory above* the book while the runtime runs, and renaming the book away within the
+//! same timestamp tick as its previous change (an edit in place of the same size within one
+//! tick was already invisible to a `stat`); `devint` itself does neither. With no book file
+//! (nothing enrolled) or a broken one, every check is a `stat` by path.
 //!
 //! If the file cannot be read or is corrupt, every `resolve` is refused with
 //! [`ResolveError::BookUnavailable`] (logged at `error`, and returned so the caller can
 //! audit it) until the file is fixed; the previously loaded copy is never used again.
 
+use std::fs::File;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::sync::{Arc, Mutex};
 
 use devint::auth::{EnrolmentBook, Grant, LiveBook, ResolveError, TokenResolver};
@@ -19,8 +32,58 @@ use super::file::{BookFile, BookFileError, BookFingerprint};
 
 #[derive(Debug)]
 enum Loaded {
-    Fresh(BookFingerprint),
+    /// The copy in memory is the file with this fingerprint; `held` is that file, open, when
+    /// it could be opened again and was still the same file.
+    Fresh {
+        fingerprint: BookFingerprint,
+        held: Option<Held>,
+    },
     Broken(BookFingerprint, Arc<BookFileError>),
+}
+
+impl Loaded {
+    fn fresh(fingerprint: BookFingerprint, file: &BookFile) -> Loaded {
+        Loaded::Fresh {
+            fingerprint,
+            held: hold(file, fingerprint),
+        }
+    }
+}
+
+/// The loaded book file, held open, and its link count when it was opened.
+#[derive(Debug)]
+struct Held {
+    file: File,
+    links: u64,
+}
+
+impl Held {
+    /// Whether the held file is still exactly what was loaded (one `fstat`).
+    fn unchanged(&self, fingerprint: BookFingerprint) -> bool {
+        self.file
+            .metadata()
+            .is_ok_and(|m| m.nlink() == self.links && BookFingerprint::of(&m) == fingerprint)
+    }
+}
+
+/// Open the book again to watch it, if it is still the file with `fingerprint`. Opened
+/// non-blocking and without following a symlink, and never read: a FIFO or device put in
+/// its place cannot hang this (and would not match the fingerprint of a regular file).
+fn hold(file: &BookFile, fingerprint: BookFingerprint) -> Option<Held> {
+    if fingerprint == BookFingerprint::Missing {
+        return None;
+    }
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let held = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(file.path())
+        .ok()?;
+    let meta = held.metadata().ok()?;
+    (BookFingerprint::of(&meta) == fingerprint).then_some(Held {
+        links: meta.nlink(),
+        file: held,
+    })
 }
 
 /// The book file plus the in-memory copy resolved against, kept in step with the file.
@@ -36,9 +99,9 @@ impl SharedBook {
     pub fn open(file: BookFile) -> Result<SharedBook, BookFileError> {
         let (book, fingerprint) = file.load_with_fingerprint()?;
         Ok(SharedBook {
-            file,
             live: LiveBook::new(book),
-            loaded: Mutex::new(Loaded::Fresh(fingerprint)),
+            loaded: Mutex::new(Loaded::fresh(fingerprint, &file)),
+            file,
         })
     }
 
@@ -50,8 +113,18 @@ impl SharedBook {
     /// Bring the in-memory copy in step with the file. Returns the load error if the file
     /// is (still) unreadable.
     pub fn refresh(&self) -> Result<(), Arc<BookFileError>> {
-        let now_fp = self.file.fingerprint();
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        // The fast path: the file loaded is untouched (one `fstat`).
+        if let Loaded::Fresh {
+            fingerprint,
+            held: Some(held),
+        } = &*loaded
+        {
+            if held.unchanged(*fingerprint) {
+                return Ok(());
+            }
+        }
+        let now_fp = self.file.fingerprint();
         let now_fp = match now_fp {
             Ok(fp) => fp,
             Err(e) => {
@@ -64,7 +137,7 @@ impl SharedBook {
             }
         };
         match &*loaded {
-            Loaded::Fresh(fp) if *fp == now_fp => return Ok(()),
+            Loaded::Fresh { fingerprint, .. } if *fingerprint == now_fp => return Ok(()),
             Loaded::Broken(fp, e) if *fp == now_fp && now_fp != BookFingerprint::Missing => {
                 return Err(Arc::clone(e))
             }
@@ -73,7 +146,7 @@ impl SharedBook {
         match self.file.load_with_fingerprint() {
             Ok((book, fp)) => {
                 self.live.replace(book);
-                *loaded = Loaded::Fresh(fp);
+                *loaded = Loaded::fresh(fp, &self.file);
                 Ok(())
             }
             Err(e) => {

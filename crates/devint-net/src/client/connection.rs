@@ -213,6 +213,11 @@ impl NegotiatedClient {
     pub fn socket_path(&self) -> &Path {
         &self.path
     }
+    /// The runtime's provenance standing (spec §8): scans the socket's directory once and
+    /// assesses the `HelloAck` provenance against this build ([`super::assess_standing`]).
+    pub fn standing(&self) -> devint::provenance::Standing {
+        super::assess_standing(&self.path, self.provenance())
+    }
     /// Hold `token` for every request.
     pub fn authorize(self, token: TokenSecret) -> AuthorizedClient {
         AuthorizedClient {

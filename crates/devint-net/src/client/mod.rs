@@ -3,13 +3,21 @@
 //! `DevIntClient::connect` → [`NegotiatedClient`] (versions, degradation, provenance; no
 //! verbs) → `authorize(token)` → [`AuthorizedClient`] (one async method per verb). Every
 //! decision is the sans-IO [`devint::session::Client`]'s; this module owns the socket, the
-//! timeouts (connect, handshake, each call) and the token file loading.
+//! timeouts (connect, handshake, each call) and the token file loading, the provenance
+//! standing check every client runs before a verb (`standing`), and what a failure means in
+//! spec §9's exit codes (`ClientIoError::exit`).
 
 // Under `--cfg loom` tokio has no `net`, so the socket client is left out.
 #[cfg(not(loom))]
 mod connection;
 mod error;
+mod exit;
+mod standing;
 
 #[cfg(not(loom))]
 pub use connection::{load_token, AuthorizedClient, ClientOptions, DevIntClient, NegotiatedClient};
 pub use error::{ClientIoError, Stage};
+pub use standing::{
+    assess_standing, decide, decide_for_verb, standing_reason, Decision, ProvenanceReport,
+    RuntimeReport, SCAN_TIMEOUT,
+};

@@ -108,7 +108,7 @@ fn admit(
             if let crate::transport::PeerRejected::OtherUid { peer, .. } = rejected {
                 event = event.with_peer_uid(peer);
             }
-            shared.record(&event);
+            shared.record_refusal(&event);
             return;
         }
     };
@@ -127,7 +127,7 @@ fn admit(
                 "connection refused at a limit"
             );
             // spec[S10-AUTH-FAILURES] §10: connections refused at a limit are audited.
-            shared.record(
+            shared.record_refusal(
                 &AuditEvent::new(now, AuditKind::ConnectionRefusedAtLimit { limit })
                     .with_connection(id)
                     .with_peer_uid(uid),

@@ -29,9 +29,19 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Record an audit event; a failing sink is reported, never silently dropped.
+    /// Record an audit event, durably before returning when the sink is durable (a
+    /// mutation's record, before its answer); a failing sink is reported, never silently
+    /// dropped.
     pub(crate) fn record(&self, event: &AuditEvent) {
         if let Err(error) = self.audit.record(event) {
+            tracing::error!(%error, kind = ?event.kind, "audit sink failed to record an event");
+        }
+    }
+
+    /// Record a refusal's audit event without waiting for the disk (the sink's group
+    /// commit): the refusal's answer does not wait for it.
+    pub(crate) fn record_refusal(&self, event: &AuditEvent) {
+        if let Err(error) = self.audit.record_deferred(event) {
             tracing::error!(%error, kind = ?event.kind, "audit sink failed to record an event");
         }
     }

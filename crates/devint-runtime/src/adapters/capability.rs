@@ -140,13 +140,3 @@ pub fn listing(descriptor: &'static ToolDescriptor, detected: Detected) -> ToolL
         adapter_ceiling,
     }
 }
-
-/// Detects and resolves every registered tool, using `path_env` and `home` (never the
-/// process environment). Runs version commands, so it can take up to the detection
-/// timeout per tool; call it off any latency-sensitive thread.
-pub fn list_tools(path_env: &str, home: &std::path::Path) -> Vec<ToolListing> {
-    super::all()
-        .iter()
-        .map(|t| listing(t, super::detect::detect(t, path_env, home)))
-        .collect()
-}

@@ -43,10 +43,11 @@ impl ToolDescriptor {
     }
 }
 
-/// How a tool is detected: a binary on `PATH`, or an editor extension's install directory.
+/// How a tool is detected: a binary on `PATH` or in one of its documented install
+/// directories, or an editor extension's install directory.
 #[derive(Debug)]
 pub struct Detection {
-    /// Binary names looked up on `PATH`, first match wins.
+    /// Binary names looked up, first match wins.
     pub binaries: &'static [&'static str],
     /// Arguments that make the binary print its version.
     pub version_args: &'static [&'static str],
@@ -54,6 +55,13 @@ pub struct Detection {
     pub supported: &'static str,
     /// Editor-extension install directories under `HOME`.
     pub extensions: &'static [ExtensionDir],
+    /// The tool's documented install directories, searched after `PATH` in this order
+    /// (a service manager's `PATH` is minimal, so a tool installed in `~/.local/bin` or by
+    /// npm or Homebrew is found anyway). Groups are shared (see [`super::install`]).
+    pub install_dirs: &'static [&'static [InstallDir]],
+    /// The tool's own configuration directory under `HOME`: when it exists and no binary is
+    /// found, detection reports "configured but binary not found" instead of "not found".
+    pub config_dir: Option<&'static str>,
 }
 
 impl Detection {
@@ -64,6 +72,8 @@ impl Detection {
             version_args: &["--version"],
             supported,
             extensions: &[],
+            install_dirs: &[],
+            config_dir: None,
         }
     }
 
@@ -74,6 +84,65 @@ impl Detection {
             version_args: &[],
             supported,
             extensions,
+            install_dirs: &[],
+            config_dir: None,
+        }
+    }
+
+    /// The same detection, also searching `dirs` (in order) after `PATH`.
+    pub const fn installed_in(self, dirs: &'static [&'static [InstallDir]]) -> Self {
+        Detection {
+            install_dirs: dirs,
+            ..self
+        }
+    }
+
+    /// The same detection, with `dir` (relative to `HOME`) as the tool's configuration
+    /// directory.
+    pub const fn configured_in(self, dir: &'static str) -> Self {
+        Detection {
+            config_dir: Some(dir),
+            ..self
+        }
+    }
+}
+
+/// One documented install directory of a tool, with the public page that names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstallDir {
+    /// What `path` is relative to: [`PathBase::Home`] or [`PathBase::Absolute`].
+    pub base: PathBase,
+    /// The directory; one whole segment may be `*` (every entry of that directory, the
+    /// highest version first — e.g. nvm's `versions/node/*/bin`).
+    pub path: &'static str,
+    /// The public documentation that names this directory.
+    pub source: &'static str,
+}
+
+impl InstallDir {
+    /// A directory relative to the runtime's `HOME`.
+    pub const fn home(path: &'static str, source: &'static str) -> Self {
+        InstallDir {
+            base: PathBase::Home,
+            path,
+            source,
+        }
+    }
+
+    /// An absolute directory.
+    pub const fn absolute(path: &'static str, source: &'static str) -> Self {
+        InstallDir {
+            base: PathBase::Absolute,
+            path,
+            source,
+        }
+    }
+
+    /// The directory as people write it: `~/…` for a `HOME`-relative one.
+    pub fn display(&self) -> String {
+        match self.base {
+            PathBase::Home => format!("~/{}", self.path),
+            _ => self.path.to_owned(),
         }
     }
 }

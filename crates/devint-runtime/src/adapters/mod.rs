@@ -10,7 +10,10 @@
 //! |---|---|
 //! | [`vocabulary`] | the spec §4 tokens: capabilities, support, ceilings, scopes, action kinds |
 //! | [`descriptor`] | the descriptor types and the `const` helpers descriptors are written with |
-//! | [`detect`](mod@detect) | binary / extension detection and version compatibility (the only IO here) |
+//! | [`install`] | install directories shared by several tools (npm, Homebrew) |
+//! | [`locate`] | where a binary is looked for (`PATH`, then install directories) and the lookup |
+//! | [`probe`] | the version command, with a real timeout |
+//! | [`detect`](mod@detect) | the [`Detector`]: detection, its one cache, version compatibility, "where it looked" |
 //! | [`capability`] | declared × detected → `CapabilityView` support and the adapter ceiling |
 //! | [`engine`] | (descriptor, intent, scope) → key edits plus a per-mechanism report |
 //! | [`table`] | the generated `docs/tools.md` |
@@ -23,18 +26,19 @@ pub mod capability;
 pub mod descriptor;
 pub mod detect;
 pub mod engine;
+pub mod install;
+pub mod locate;
+pub mod probe;
 pub mod table;
 pub mod tools;
 pub mod vocabulary;
 
-pub use capability::{
-    adapter_ceiling, list_tools, listing, resolve, ResolvedCapability, ToolListing,
-};
+pub use capability::{adapter_ceiling, listing, resolve, ResolvedCapability, ToolListing};
 pub use descriptor::{
-    CapabilityRow, DeclaredSupport, Detection, Mechanism, MechanismSupport, SettingsFile,
-    SettingsFormat, ToolDescriptor,
+    CapabilityRow, DeclaredSupport, Detection, InstallDir, Mechanism, MechanismSupport,
+    SettingsFile, SettingsFormat, ToolDescriptor,
 };
-pub use detect::{detect, detect_with_timeout, Detected};
+pub use detect::{Detected, Detector};
 pub use engine::{
     render, EditMode, IntegrationIntent, KeyEdit, MechanismOutcome, MechanismReport, RenderError,
     RenderedIntegration,

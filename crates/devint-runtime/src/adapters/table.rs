@@ -70,6 +70,20 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
             d.version_args.join(" "),
             d.supported
         );
+        let mut seen: Vec<String> = Vec::new();
+        for dir in d.install_dirs.iter().flat_map(|g| g.iter()) {
+            let shown = dir.display();
+            if !seen.contains(&shown) {
+                let _ = writeln!(md, "- Also searched: `{shown}` ({})", dir.source);
+                seen.push(shown);
+            }
+        }
+        if let Some(config) = d.config_dir {
+            let _ = writeln!(
+                md,
+                "- Configuration directory: `~/{config}` (present without the binary: \"configured but binary not found\")"
+            );
+        }
     }
     for e in d.extensions {
         let _ = writeln!(

@@ -23,6 +23,19 @@ pub enum EditError {
         /// What the parser reported.
         reason: String,
     },
+    /// The third-party parser or editor panicked on this document (a bug in it, caught by
+    /// [`super::guard`]); nothing was written.
+    #[error(
+        "the {format} parser failed on {} (a bug in the parser, caught); it was left untouched \
+         — simplify or fix the file by hand, then retry",
+        file.as_deref().map_or_else(|| "this settings document".to_owned(), |f| f.display().to_string())
+    )]
+    ParserPanicked {
+        /// The format being parsed.
+        format: SettingsFormat,
+        /// The file, when known.
+        file: Option<std::path::PathBuf>,
+    },
     /// No format-preserving editor exists for this format.
     #[error(
         "{format} settings cannot be edited in place (no format-preserving editor); \

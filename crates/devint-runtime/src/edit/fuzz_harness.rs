@@ -31,34 +31,7 @@ pub fn edit_roundtrip(data: &[u8]) {
     let Some(meaning) = doc.to_value() else {
         return;
     };
-    let candidates: [(&[&str], Value); 4] = [
-        (
-            &["env", "DEVINT_GATEWAY_URL"],
-            json!("http://127.0.0.1:4000"),
-        ),
-        (&["devint_enabled"], json!(true)),
-        (&["hooks", "devint", "timeout"], json!(30)),
-        (&["permissions", "deny"], json!(["Bash(curl:*)"])),
-    ];
-    let edits: Vec<KeyEdit> = candidates
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| keys & (1 << i) != 0 || *keys & 0x0f == 0 && *i == 0)
-        .map(|(_, (path, value))| KeyEdit {
-            path: KeyPath::new(path.iter().copied()).expect("non-empty literal"),
-            value: value.clone(),
-        })
-        .collect();
-    let elements = if keys & 0x10 != 0 {
-        vec![ElementEdit {
-            path: KeyPath::new(["permissions", "allow"]).expect("non-empty literal"),
-            element: json!("Bash(devint:*)"),
-        }]
-    } else {
-        Vec::new()
-    };
-    let Ok(plan) = EditPlan::new(format, edits).and_then(|p| p.with_elements(elements.clone()))
-    else {
+    let Some((plan, elements)) = plan_for(format, *keys) else {
         return;
     };
     let Ok(applied) = plan.apply(Some(text), |_, _| false) else {
@@ -99,4 +72,39 @@ pub fn edit_roundtrip(data: &[u8]) {
         let back = composed.reverse(Some(&second.text)).expect("parses");
         assert_eq!(back.file, FileAction::Write(text.to_owned()));
     }
+}
+
+/// The plan a key-selector byte asks for (see [`edit_roundtrip`]), with its element edits;
+/// `None` when the editor refuses it.
+fn plan_for(format: SettingsFormat, keys: u8) -> Option<(EditPlan, Vec<ElementEdit>)> {
+    let candidates: [(&[&str], Value); 4] = [
+        (
+            &["env", "DEVINT_GATEWAY_URL"],
+            json!("http://127.0.0.1:4000"),
+        ),
+        (&["devint_enabled"], json!(true)),
+        (&["hooks", "devint", "timeout"], json!(30)),
+        (&["permissions", "deny"], json!(["Bash(curl:*)"])),
+    ];
+    let edits: Vec<KeyEdit> = candidates
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keys & (1 << i) != 0 || keys & 0x0f == 0 && *i == 0)
+        .map(|(_, (path, value))| KeyEdit {
+            path: KeyPath::new(path.iter().copied()).expect("non-empty literal"),
+            value: value.clone(),
+        })
+        .collect();
+    let elements = if keys & 0x10 != 0 {
+        vec![ElementEdit {
+            path: KeyPath::new(["permissions", "allow"]).expect("non-empty literal"),
+            element: json!("Bash(devint:*)"),
+        }]
+    } else {
+        Vec::new()
+    };
+    let plan = EditPlan::new(format, edits)
+        .and_then(|p| p.with_elements(elements.clone()))
+        .ok()?;
+    Some((plan, elements))
 }

@@ -23,6 +23,8 @@
 //! - [`Reversal`] — the receipt-ready record that undoes an apply: byte-exact when the file is
 //!   untouched, key-by-key semantic otherwise. See its docs for the withheld-value rule and
 //!   for composing a re-install with the first install ([`Reversal::compose`]).
+//! - [`guard`] — every third-party parser call runs under a panic guard: a parser bug is a
+//!   typed error naming the file, never a dead thread or lock.
 //! - `fuzz_harness` (feature `fuzzing`) — the entry point a cargo-fuzz target drives.
 //!
 //! ```
@@ -46,6 +48,7 @@
 mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz_harness;
+pub mod guard;
 mod json;
 mod path;
 mod plan;
@@ -137,15 +140,20 @@ enum Inner {
 impl SettingsDoc {
     /// Parses `text`; a document that does not parse is an error naming line and column,
     /// and the caller must refuse to overwrite that file.
+    ///
+    /// A panic inside the third-party parser is caught ([`guard`]) and answered as
+    /// [`EditError::ParserPanicked`].
     pub fn parse(format: SettingsFormat, text: &str) -> Result<Self, EditError> {
-        let inner = match format {
-            SettingsFormat::Json | SettingsFormat::Jsonc => {
-                Inner::Json(json::JsonDoc::parse(format, text)?)
-            }
-            SettingsFormat::Toml => Inner::Toml(toml::TomlDoc::parse(text)?),
-            SettingsFormat::Yaml => return Err(EditError::UnsupportedFormat { format }),
-        };
-        Ok(Self { inner })
+        guard::edit(format, None, || {
+            let inner = match format {
+                SettingsFormat::Json | SettingsFormat::Jsonc => {
+                    Inner::Json(json::JsonDoc::parse(format, text)?)
+                }
+                SettingsFormat::Toml => Inner::Toml(toml::TomlDoc::parse(text)?),
+                SettingsFormat::Yaml => return Err(EditError::UnsupportedFormat { format }),
+            };
+            Ok(Self { inner })
+        })
     }
 
     /// The document's format.

@@ -180,31 +180,15 @@ impl EditPlan {
             created.extend(outcome.created);
         }
 
-        // Read back: the new text must parse and mean exactly the original plus our keys.
-        let mut expected = before.clone();
-        for edit in &self.edits {
-            value_set(&mut expected, &edit.path, edit.value.clone());
-        }
-        for edit in &self.elements {
-            value_add_element(&mut expected, &edit.path, edit.element.clone());
-        }
-        let reread = SettingsDoc::parse(self.format, &text)
-            .map_err(|_| mismatch("the edited text does not parse"))?;
-        if reread.to_value().as_ref() != Some(&expected) {
-            return Err(mismatch("keys other than ours changed meaning"));
-        }
-
-        let secrets = withheld_texts(&before, &withhold);
-        let leaks = splices.iter().any(|s| {
-            secrets
-                .iter()
-                .any(|secret| s.removed.contains(secret.as_str()))
-        });
-        let exact = (!any_withheld && !leaks).then(|| ExactUndo {
-            pre_digest: digest(original),
-            post_digest: digest(&text),
-            splices,
-        });
+        self.read_back(&before, &text)?;
+        // A withheld value cannot be restored, so byte identity is impossible anyway; and no
+        // recorded splice may hold one.
+        let exact =
+            (!any_withheld && !holds_withheld(&splices, &before, &withhold)).then(|| ExactUndo {
+                pre_digest: digest(original),
+                post_digest: digest(&text),
+                splices,
+            });
         let changed = match current {
             Some(current) => current != text,
             None => !text.is_empty(),
@@ -223,6 +207,43 @@ impl EditPlan {
             text,
         })
     }
+}
+
+impl EditPlan {
+    /// The new text must parse and mean exactly the original (`before`) plus our keys.
+    fn read_back(&self, before: &Value, text: &str) -> Result<(), EditError> {
+        let mismatch = |detail| EditError::ReadBackMismatch {
+            format: self.format,
+            detail,
+        };
+        let mut expected = before.clone();
+        for edit in &self.edits {
+            value_set(&mut expected, &edit.path, edit.value.clone());
+        }
+        for edit in &self.elements {
+            value_add_element(&mut expected, &edit.path, edit.element.clone());
+        }
+        let reread = SettingsDoc::parse(self.format, text)
+            .map_err(|_| mismatch("the edited text does not parse"))?;
+        if reread.to_value().as_ref() != Some(&expected) {
+            return Err(mismatch("keys other than ours changed meaning"));
+        }
+        Ok(())
+    }
+}
+
+/// Whether any splice removed bytes holding a value of `before` the predicate withholds.
+fn holds_withheld(
+    splices: &[Splice],
+    before: &Value,
+    withhold: &impl Fn(&KeyPath, &Value) -> bool,
+) -> bool {
+    let secrets = withheld_texts(before, withhold);
+    splices.iter().any(|s| {
+        secrets
+            .iter()
+            .any(|secret| s.removed.contains(secret.as_str()))
+    })
 }
 
 /// Every textual form (raw and JSON-escaped) of each value in `root` the predicate withholds.

@@ -11,20 +11,75 @@
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
-use super::plans::{InstallPlan, PlanBody};
+use super::plans::InstallPlan;
 use super::receipt::{self, fingerprint, OwnedKey, Receipt};
 use super::runtime::ReferenceRuntime;
-use super::target::{self, Current};
+use super::target::{self, Current, Prepared};
 use super::text::{refuse, say};
 use crate::edit::{Reversal, SettingsDoc};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    ApplyMutation, ApplyOutcomeView, ApplyView, Level, PlanId, ReceiptId, Sha256Hex, StepId,
-    StepOutcome, StepOutcomeView,
+    ApplyMutation, ApplyOutcomeView, ApplyView, CapabilityName, Level, PlanId, ReceiptId,
+    Sha256Hex, StepId, StepOutcome, StepOutcomeView,
 };
 use devint::version::APPLY_OUTCOME_SINCE;
 use devint_fs::durable;
+use std::path::{Path, PathBuf};
+
+/// Everything an apply checked under the target's lock, before it journals anything.
+struct Checked {
+    /// The settings file as it is now (the plan's digest matched it).
+    current: Current,
+    /// The receipt in force, if any.
+    existing: Option<Receipt>,
+    /// What will be written.
+    prepared: Prepared,
+    /// The written text, parsed (for fingerprints).
+    after: SettingsDoc,
+    /// The current text, parsed (to tell steps that already held).
+    before: Option<SettingsDoc>,
+}
+
+impl Checked {
+    /// Each step's outcome view; a step whose keys already held is `skipped`.
+    fn steps(&self, outcome: StepOutcome) -> Vec<StepOutcomeView> {
+        step_ids(&self.prepared.keys)
+            .into_iter()
+            .map(|(id, cap)| {
+                let group: Vec<OwnedKey> = self
+                    .prepared
+                    .keys
+                    .iter()
+                    .filter(|k| k.capability == cap)
+                    .cloned()
+                    .collect();
+                let held_before = self
+                    .before
+                    .as_ref()
+                    .is_some_and(|b| group.iter().all(|k| k.holds(b.get(&k.path).as_ref())));
+                StepOutcomeView {
+                    step_id: id,
+                    outcome: match outcome {
+                        StepOutcome::Applied if held_before => StepOutcome::Skipped,
+                        o => o,
+                    },
+                    fingerprint: Sha256Hex::parse(&fingerprint(&group, |p| self.after.get(p))).ok(),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether nothing needs writing: the end state holds and a receipt records these keys.
+    fn already_in_place(&self) -> Option<&Receipt> {
+        if self.prepared.changed {
+            return None;
+        }
+        self.existing
+            .as_ref()
+            .filter(|r| covers(r, &self.prepared.keys))
+    }
+}
 
 impl ReferenceRuntime {
     pub(super) fn do_apply(
@@ -34,17 +89,8 @@ impl ReferenceRuntime {
     ) -> Result<ApplyView, LifecycleError> {
         let plan = self
             .plans
-            .take(
-                plan_id,
-                auth.tool(),
-                auth.token_id(),
-                auth.now().get(),
-                false,
-            )
+            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now().get())
             .map_err(|r| refuse(r.to_string(), "plan again, then apply the new plan id"))?;
-        let PlanBody::Install(plan) = plan.body else {
-            return Err(refuse("not an install plan", "apply takes an install plan"));
-        };
         if let Some(why) = &plan.blocked {
             return Err(refuse(
                 format!("apply refused: {why}"),
@@ -52,10 +98,69 @@ impl ReferenceRuntime {
             ));
         }
         self.recover()?;
-        let tool = auth.tool().as_str();
         let scope = self.scope_key(plan.scope);
-        let _lock = self.lock(tool, &scope)?;
+        let _lock = self.lock(auth.tool().as_str(), &scope)?;
+        let receipt_path = self.layout.receipt(auth.tool().as_str(), &scope);
+        let checked = self.check_apply(&plan, &receipt_path)?;
+        if let Some(r) = checked.already_in_place() {
+            return Ok(ApplyView {
+                plan_id: plan_id.clone(),
+                receipt_id: r.receipt_id.clone(),
+                applied_at_unix_secs: auth.now(),
+                steps: checked.steps(StepOutcome::Skipped),
+                planned_level: plan.planned_level,
+                achieved_level: Level::PartiallyIntegrated,
+                outcome: Some(ApplyOutcomeView {
+                    mutation: ApplyMutation::Unchanged,
+                    detail: Some(say(
+                        "the integration was already in place; nothing was written",
+                    )),
+                }),
+            });
+        }
+        let receipt = self.new_receipt(auth, &plan, &checked)?;
+        let journaled = JournaledApply {
+            journal: self.layout.journal(auth.tool().as_str(), &scope),
+            receipt_path,
+            scope,
+        };
+        if let Err(detail) = self.write_apply(&plan, &checked, &receipt, &journaled) {
+            let steps = checked.steps(StepOutcome::Failed);
+            return self.failed_apply(
+                auth,
+                plan_id,
+                &plan,
+                checked.existing.as_ref(),
+                detail,
+                steps,
+            );
+        }
+        let detail = if checked.prepared.changed {
+            "the settings were written and a receipt recorded; run verify to record a fresh read-back"
+        } else {
+            "the settings already held these values; a receipt now records them"
+        };
+        Ok(ApplyView {
+            plan_id: plan_id.clone(),
+            receipt_id: receipt.receipt_id,
+            applied_at_unix_secs: auth.now(),
+            steps: checked.steps(StepOutcome::Applied),
+            planned_level: plan.planned_level,
+            achieved_level: Level::PartiallyIntegrated,
+            outcome: Some(ApplyOutcomeView {
+                mutation: ApplyMutation::Changed,
+                detail: Some(say(detail)),
+            }),
+        })
+    }
 
+    /// Under the lock: the file is as planned, the receipt in force reads, and the text to
+    /// write is exactly the one the plan showed.
+    fn check_apply(
+        &self,
+        plan: &InstallPlan,
+        receipt_path: &Path,
+    ) -> Result<Checked, LifecycleError> {
         let current = Current::read(&plan.target)
             .map_err(|e| refuse(e.to_string(), "make the settings file readable, then retry"))?;
         if current.digest() != plan.pre_digest {
@@ -64,8 +169,7 @@ impl ReferenceRuntime {
                 "plan again so the plan shows what will be written now",
             ));
         }
-        let receipt_path = self.layout.receipt(tool, &scope);
-        let existing = receipt::load(&receipt_path).map_err(|e| {
+        let existing = receipt::load(receipt_path).map_err(|e| {
             refuse(
                 e.to_string(),
                 "a corrupt receipt is never overwritten: restore it or remove the integration by hand",
@@ -83,151 +187,102 @@ impl ReferenceRuntime {
                 "plan again so the plan shows what will be written now",
             ));
         }
-        let doc = SettingsDoc::parse(plan.format, &prepared.text)
+        let after = SettingsDoc::parse(plan.format, &prepared.text)
             .map_err(|e| refuse(e.to_string(), "report this settings file shape as a bug"))?;
         let before = SettingsDoc::parse(plan.format, current.text.as_deref().unwrap_or("")).ok();
-        let step_ids = step_ids(&prepared.keys);
-        let step_view = |outcome: StepOutcome| -> Vec<StepOutcomeView> {
-            step_ids
-                .iter()
-                .map(|(id, cap)| {
-                    let group: Vec<OwnedKey> = prepared
-                        .keys
-                        .iter()
-                        .filter(|k| &k.capability == cap)
-                        .cloned()
-                        .collect();
-                    let held_before = before
-                        .as_ref()
-                        .is_some_and(|b| group.iter().all(|k| k.holds(b.get(&k.path).as_ref())));
-                    StepOutcomeView {
-                        step_id: id.clone(),
-                        outcome: match outcome {
-                            StepOutcome::Applied if held_before => StepOutcome::Skipped,
-                            o => o,
-                        },
-                        fingerprint: Sha256Hex::parse(&fingerprint(&group, |p| doc.get(p))).ok(),
-                    }
-                })
-                .collect()
-        };
+        Ok(Checked {
+            current,
+            existing,
+            prepared,
+            after,
+            before,
+        })
+    }
 
-        // Unchanged: the end state already holds and a receipt already records it.
-        if !prepared.changed {
-            if let Some(r) = existing.as_ref().filter(|r| covers(r, &prepared.keys)) {
-                return Ok(ApplyView {
-                    plan_id: plan_id.clone(),
-                    receipt_id: ReceiptId::parse(&r.receipt_id)
-                        .unwrap_or_else(|_| ReceiptId::random()),
-                    applied_at_unix_secs: auth.now(),
-                    steps: step_view(StepOutcome::Skipped),
-                    planned_level: plan.planned_level,
-                    achieved_level: Level::PartiallyIntegrated,
-                    outcome: Some(ApplyOutcomeView {
-                        mutation: ApplyMutation::Unchanged,
-                        detail: Some(say(
-                            "the integration was already in place; nothing was written",
-                        )),
-                    }),
-                });
-            }
-        }
-
-        let reversal = match &existing {
+    /// The receipt this apply records: the first install's originals kept, keys merged.
+    fn new_receipt(
+        &self,
+        auth: &ToolAuthorization,
+        plan: &InstallPlan,
+        checked: &Checked,
+    ) -> Result<Receipt, LifecycleError> {
+        let existing = checked.existing.as_ref();
+        let reversal = match existing {
             // Keep the first install's originals: later priors are our own values.
-            Some(first) => Reversal::compose(&first.reversal, &prepared.reversal)
+            Some(first) => Reversal::compose(&first.reversal, &checked.prepared.reversal)
                 .map_err(|e| refuse(e.to_string(), "remove the integration, then install again"))?,
-            None => prepared.reversal.clone(),
+            None => checked.prepared.reversal.clone(),
         };
-        let keys = merge_keys(existing.as_ref().map(|r| r.keys.as_slice()), &prepared.keys);
-        let receipt_id = ReceiptId::random();
-        let new_receipt = Receipt {
-            receipt_id: receipt_id.as_str().to_owned(),
-            tool: tool.to_owned(),
-            scope: plan.scope.token().to_owned(),
+        let keys = merge_keys(existing.map(|r| r.keys.as_slice()), &checked.prepared.keys);
+        Ok(Receipt {
+            receipt_id: ReceiptId::random(),
+            tool: auth.tool().clone(),
+            scope: plan.scope,
             target: plan.target.clone(),
             format: plan.format,
             profile: plan.profile.clone(),
-            planned_level: plan.planned_level.token().to_owned(),
-            installed_at: existing
-                .as_ref()
-                .map_or(auth.now().get(), |r| r.installed_at),
+            planned_level: plan.planned_level,
+            installed_at: existing.map_or(auth.now().get(), |r| r.installed_at),
             updated_at: auth.now().get(),
-            fingerprint: fingerprint(&keys, |p| doc.get(p)),
+            fingerprint: fingerprint(&keys, |p| checked.after.get(p)),
             keys,
             reversal,
-            file_sha256: receipt::text_digest(&prepared.text),
-        };
-        let journal_path = self.layout.journal(tool, &scope);
+            file_sha256: receipt::text_digest(&checked.prepared.text),
+        })
+    }
+
+    /// The journal stages: journal written → settings file written → receipt written →
+    /// journal removed. A failure before the receipt puts the file back as it was and
+    /// answers why.
+    fn write_apply(
+        &self,
+        plan: &InstallPlan,
+        checked: &Checked,
+        receipt: &Receipt,
+        at: &JournaledApply,
+    ) -> Result<(), String> {
         let record = Journal {
             version: JOURNAL_VERSION,
-            operation: "apply".into(),
-            tool: tool.to_owned(),
-            scope: scope.clone(),
+            operation: Op::Apply,
+            tool: receipt.tool.clone(),
+            scope: at.scope.clone(),
             target: plan.target.clone(),
-            pre_digest: current.digest(),
-            post_digest: Some(new_receipt.file_sha256.clone()),
+            pre_digest: checked.current.digest(),
+            post_digest: Some(receipt.file_sha256.clone()),
             receipt: ReceiptChange::Write {
-                receipt: Box::new(new_receipt.clone()),
+                receipt: Box::new(receipt.clone()),
             },
         };
-        let failed = |detail: String, auth: &ToolAuthorization| {
-            self.failed_apply(
-                auth,
-                plan_id,
-                &plan,
-                existing.as_ref(),
-                detail,
-                step_view(StepOutcome::Failed),
-            )
-        };
-        if let Err(e) = journal::write(&journal_path, &record) {
-            return failed(format!("the journal could not be written: {e}"), auth);
-        }
+        journal::write(&at.journal, &record)
+            .map_err(|e| format!("the journal could not be written: {e}"))?;
         self.point(Op::Apply, Stage::JournalWritten);
-        if prepared.changed {
-            if let Err(e) = self.write_settings(&plan.target, &prepared.text) {
+        if checked.prepared.changed {
+            if let Err(e) = self.write_settings(&plan.target, &checked.prepared.text) {
                 if !e.target_changed() {
-                    let _ = journal::remove(&journal_path);
-                    return failed(e.to_string(), auth);
+                    let _ = journal::remove(&at.journal);
+                    return Err(e.to_string());
                 }
             }
         }
         self.point(Op::Apply, Stage::TargetWritten);
-        if let Err(e) = self.write_receipt(&receipt_path, &new_receipt) {
+        if let Err(e) = self.write_receipt(&at.receipt_path, receipt) {
             // Put the file back as it was, then drop the journal; if that fails too, the
             // journal stays and recovery finishes the job.
-            let restored = match &current.text {
+            let restored = match &checked.current.text {
                 Some(text) => self.write_settings(&plan.target, text),
                 None => durable::remove_durable(&plan.target).map(|_| ()),
             };
             if restored.is_ok() {
-                let _ = journal::remove(&journal_path);
+                let _ = journal::remove(&at.journal);
             }
-            return failed(format!("the receipt could not be written: {e}"), auth);
+            return Err(format!("the receipt could not be written: {e}"));
         }
         self.point(Op::Apply, Stage::ReceiptWritten);
-        if let Err(e) = journal::remove(&journal_path) {
+        if let Err(e) = journal::remove(&at.journal) {
             tracing::warn!(error = %e, "the journal could not be removed; recovery will");
         }
         self.point(Op::Apply, Stage::JournalRemoved);
-        let detail = if prepared.changed {
-            "the settings were written and a receipt recorded; run verify to record a fresh read-back"
-        } else {
-            "the settings already held these values; a receipt now records them"
-        };
-        Ok(ApplyView {
-            plan_id: plan_id.clone(),
-            receipt_id,
-            applied_at_unix_secs: auth.now(),
-            steps: step_view(StepOutcome::Applied),
-            planned_level: plan.planned_level,
-            achieved_level: Level::PartiallyIntegrated,
-            outcome: Some(ApplyOutcomeView {
-                mutation: ApplyMutation::Changed,
-                detail: Some(say(detail)),
-            }),
-        })
+        Ok(())
     }
 
     /// A failed apply: a `failed` view at v5+, a refusal below (where a view could not say
@@ -250,9 +305,7 @@ impl ReferenceRuntime {
         Ok(ApplyView {
             plan_id: plan_id.clone(),
             // The receipt still in force, or a fresh id naming no receipt when none is.
-            receipt_id: existing
-                .and_then(|r| ReceiptId::parse(&r.receipt_id).ok())
-                .unwrap_or_else(ReceiptId::random),
+            receipt_id: existing.map_or_else(ReceiptId::random, |r| r.receipt_id.clone()),
             applied_at_unix_secs: auth.now(),
             steps,
             planned_level: plan.planned_level,
@@ -267,6 +320,13 @@ impl ReferenceRuntime {
             }),
         })
     }
+}
+
+/// Where one apply keeps its journal and receipt.
+struct JournaledApply {
+    journal: PathBuf,
+    receipt_path: PathBuf,
+    scope: String,
 }
 
 /// Whether `receipt` already records exactly these keys and the file as it is.
@@ -286,13 +346,13 @@ fn merge_keys(earlier: Option<&[OwnedKey]>, later: &[OwnedKey]) -> Vec<OwnedKey>
     keys
 }
 
-/// The step ids (one per capability, render order) with their capability tokens.
-pub(super) fn step_ids(keys: &[OwnedKey]) -> Vec<(StepId, String)> {
-    let mut out: Vec<(StepId, String)> = Vec::new();
+/// The step ids (one per capability, render order) with their capabilities.
+pub(super) fn step_ids(keys: &[OwnedKey]) -> Vec<(StepId, CapabilityName)> {
+    let mut out: Vec<(StepId, CapabilityName)> = Vec::new();
     for k in keys {
-        if !out.iter().any(|(_, c)| c == &k.capability) {
-            if let Ok(id) = StepId::parse(&k.capability) {
-                out.push((id, k.capability.clone()));
+        if !out.iter().any(|(_, c)| *c == k.capability) {
+            if let Ok(id) = StepId::parse(k.capability.token()) {
+                out.push((id, k.capability));
             }
         }
     }

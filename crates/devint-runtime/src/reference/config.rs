@@ -165,8 +165,10 @@ pub trait ApprovalAuthority: Send + Sync {
     fn accept(&self, relayed: &RelayedApproval<'_>) -> Result<(), SourceError>;
 }
 
-/// Which operation a journal point belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Which operation a journal point (and a journal record) belongs to. Stored in the journal
+/// as its token (`apply`, `repair`, `remove`); an unknown token is a load error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum JournalOperation {
     /// `apply`.
     Apply,
@@ -174,6 +176,17 @@ pub enum JournalOperation {
     Repair,
     /// `remove` (executed).
     Remove,
+}
+
+impl JournalOperation {
+    /// The operation's token, as stored in a journal.
+    pub const fn token(self) -> &'static str {
+        match self {
+            JournalOperation::Apply => "apply",
+            JournalOperation::Repair => "repair",
+            JournalOperation::Remove => "remove",
+        }
+    }
 }
 
 /// Where in a journaled operation the process is.
@@ -209,11 +222,7 @@ impl JournalPoint {
 
     /// A stable token, e.g. `apply.target_written`.
     pub fn token(self) -> String {
-        let op = match self.operation {
-            JournalOperation::Apply => "apply",
-            JournalOperation::Repair => "repair",
-            JournalOperation::Remove => "remove",
-        };
+        let op = self.operation.token();
         let stage = match self.stage {
             JournalStage::JournalWritten => "journal_written",
             JournalStage::TargetWritten => "target_written",

@@ -1,29 +1,20 @@
-//! Conversions between the adapters' vocabularies and the views' vocabularies, and the
-//! typed names (key names, artifact paths) a view may carry.
+//! The typed names a view may carry: mechanism names, key names, artifact paths.
 //!
-//! Owns mapping by spec §4 token. It must never invent a token: a name that does not fit
-//! its identifier shape is shortened to a prefix that does, or left out.
+//! Owns turning the runtime's typed records into those names. It must never invent a
+//! token: a name that does not fit its identifier shape is shortened to a prefix that does,
+//! or left out (stored vocabularies are typed when a record is loaded, so nothing here
+//! defaults an unknown one).
 
 use std::path::Path;
 
 use crate::edit::KeyPath;
-use devint::verbs::{ActionKind, ArtifactPath, CapabilityName, KeyName, ManagedRef, MechanismName};
+use devint::verbs::{ArtifactPath, CapabilityName, KeyName, ManagedRef, MechanismName};
 
-/// The view capability for a capability token.
-pub fn capability(token: &str) -> CapabilityName {
-    CapabilityName::parse(token).unwrap_or(CapabilityName::ManagedSettings)
-}
-
-/// The view action kind for an action kind token.
-pub fn action_kind(token: &str) -> ActionKind {
-    ActionKind::parse(token).unwrap_or(ActionKind::WriteManagedSettings)
-}
-
-/// A mechanism name for a capability token.
-pub fn mechanism(token: &str) -> MechanismName {
-    MechanismName::parse(token).unwrap_or_else(|_| {
-        MechanismName::parse("managed_settings").expect("a valid mechanism name")
-    })
+/// The evidence mechanism name of a capability: its own token (every capability token has
+/// the mechanism-name shape; a unit test checks all twelve).
+pub fn mechanism(capability: CapabilityName) -> MechanismName {
+    MechanismName::parse(capability.token())
+        .expect("every capability token is a mechanism name (checked by a unit test)")
 }
 
 /// The key name for a path: the whole path when it fits the [`KeyName`] shape, else its
@@ -47,4 +38,16 @@ pub fn artifact(path: &Path, home: &Path) -> Option<ArtifactPath> {
         Err(_) => path.display().to_string(),
     };
     ArtifactPath::parse(&shown).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_capability_token_is_a_mechanism_name() {
+        for capability in CapabilityName::ALL {
+            assert_eq!(mechanism(*capability).as_str(), capability.token());
+        }
+    }
 }

@@ -17,6 +17,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use devint_fs::read::{self, Follow, Limit};
+
 use super::config::{ApprovalAuthority, EventSource, RelayedApproval, SourceError};
 use devint::time::UnixSecs;
 use devint::verbs::{MechanismName, RedactionLabel, ScopedEvent, ToolId, VerdictKind};
@@ -101,8 +103,14 @@ impl EventSource for SpoolEventSource {
         files.sort();
         let mut events = Vec::new();
         for file in files {
-            let Ok(text) = std::fs::read_to_string(&file) else {
-                continue;
+            // A FIFO, device or oversize file in the spool is skipped, never waited on.
+            let text = match read::read_text(&file, Follow::Symlinks, Limit::EVENT_SPOOL) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "an event spool file was skipped");
+                    continue;
+                }
             };
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 // Malformed lines are skipped, never guessed at.

@@ -11,13 +11,17 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::layout::write_private;
-use devint_fs::durable::DurableError;
+use super::stored;
+use devint::verbs::{CapabilityName, ExercisedOutcome, HostAttestedOutcome, ReceiptId};
+use devint_fs::durable::{self, DurableError};
+use devint_fs::read::{Follow, Limit};
 
 /// One capability's read-back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CapabilityReadBack {
-    /// The capability token.
-    pub capability: String,
+    /// The capability.
+    #[serde(deserialize_with = "stored::token")]
+    pub capability: CapabilityName,
     /// Whether every key of it held our value.
     pub matched: bool,
 }
@@ -25,8 +29,9 @@ pub struct CapabilityReadBack {
 /// A probe exercise as recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Exercise {
-    /// The exercised outcome token.
-    pub outcome: String,
+    /// The exercised outcome.
+    #[serde(deserialize_with = "stored::token")]
+    pub outcome: ExercisedOutcome,
     /// When the gateway observed it.
     pub observed_at: u64,
     /// Whether a gateway observed it.
@@ -37,7 +42,8 @@ pub struct Exercise {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attestation {
     /// `healthy` or `unhealthy`.
-    pub outcome: String,
+    #[serde(deserialize_with = "stored::token")]
+    pub outcome: HostAttestedOutcome,
     /// When it was attested.
     pub observed_at: u64,
 }
@@ -46,7 +52,8 @@ pub struct Attestation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidenceRecord {
     /// The receipt it was gathered for.
-    pub receipt_id: String,
+    #[serde(deserialize_with = "stored::token")]
+    pub receipt_id: ReceiptId,
     /// The fingerprint of our keys as read back.
     pub fingerprint: String,
     /// When the read-back happened.
@@ -72,11 +79,16 @@ pub fn is_fresh(at: u64, now: u64, window: Duration) -> bool {
     at <= now && now - at <= window.as_secs()
 }
 
-/// Loads a record; an unreadable or malformed one counts as none (missing evidence lowers
-/// the state, never raises it).
+/// Loads a record; an unreadable or malformed one (a value this build does not know
+/// included) counts as none — missing evidence lowers the state, never raises it — and is
+/// logged with the field that did not read back.
 pub fn load(path: &Path) -> Option<EvidenceRecord> {
-    let text = std::fs::read_to_string(path).ok()?;
-    serde_json::from_str(&text).ok()
+    let text = durable::read_optional(path, Follow::NoFinalSymlink, Limit::STATE).ok()??;
+    stored::from_json(&text)
+        .map_err(|e| {
+            tracing::warn!(evidence = %path.display(), error = %e, "recorded evidence does not read back; it does not count");
+        })
+        .ok()
 }
 
 /// Stores a record (`0600`, durable).

@@ -73,7 +73,9 @@ impl ScopeState {
 /// Reads `current` back against `receipt`.
 pub fn read_back(receipt: &Receipt, current: &Current) -> Result<ReadBack, String> {
     let text = current.text.as_deref().unwrap_or("");
-    let doc = SettingsDoc::parse(receipt.format, text).map_err(|e| e.to_string())?;
+    let doc = current
+        .guarded(receipt.format, || SettingsDoc::parse(receipt.format, text))
+        .map_err(|e| e.to_string())?;
     let keys = receipt
         .keys
         .iter()

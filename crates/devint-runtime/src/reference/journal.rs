@@ -12,11 +12,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::config::JournalOperation;
 use super::layout::{write_private, StateLayout};
 use super::receipt::{self, Receipt};
+use super::stored::{self, StoredValueError};
 use super::target::Current;
+use devint::verbs::{ReceiptId, ToolId};
 use devint_fs::durable::{self, DurableError};
 use devint_fs::lock::TargetLock;
+use devint_fs::read::{Follow, Limit};
 
 /// The journal format version.
 pub const JOURNAL_VERSION: u32 = 1;
@@ -33,7 +37,8 @@ pub enum ReceiptChange {
     /// Delete the receipt with this id (remove).
     Delete {
         /// The receipt id being removed.
-        receipt_id: String,
+        #[serde(deserialize_with = "stored::token")]
+        receipt_id: ReceiptId,
     },
 }
 
@@ -42,11 +47,12 @@ pub enum ReceiptChange {
 pub struct Journal {
     /// [`JOURNAL_VERSION`].
     pub version: u32,
-    /// `apply`, `repair` or `remove`.
-    pub operation: String,
-    /// The tool id.
-    pub tool: String,
-    /// The scope token.
+    /// The journaled operation.
+    pub operation: JournalOperation,
+    /// The tool.
+    #[serde(deserialize_with = "stored::token")]
+    pub tool: ToolId,
+    /// The scope key (the scope token, or `project:<dir>`: the key of the target's files).
     pub scope: String,
     /// The settings file.
     pub target: PathBuf,
@@ -93,12 +99,28 @@ pub enum RecoveryError {
         /// The failure.
         source: DurableError,
     },
-    /// The journal does not parse.
-    #[error("the journal {path} does not parse; move it aside after checking its target by hand")]
+    /// The journal does not parse, or holds a value this build does not know.
+    #[error("the journal {path} cannot be read ({why}); move it aside after checking its target by hand")]
     Corrupt {
         /// The journal.
         path: PathBuf,
+        /// What is wrong with it.
+        why: JournalDefect,
     },
+}
+
+/// What is wrong with a journal that recovery cannot read.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalDefect {
+    /// It could not be read at all.
+    #[error("it cannot be read: {0}")]
+    Unreadable(DurableError),
+    /// Its format version is not this build's.
+    #[error("its version {0} is not one this build reads ({JOURNAL_VERSION})")]
+    Version(u32),
+    /// A field does not read back (syntax, an unknown operation or id…).
+    #[error("{0}")]
+    Value(#[from] StoredValueError),
 }
 
 /// Recovers every journal whose lock is free (held ones belong to a live operation).
@@ -112,11 +134,15 @@ pub fn recover_all(layout: &StateLayout) -> Vec<Result<Recovered, RecoveryError>
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let Some(journal) = read(&path) else {
-            out.push(Err(RecoveryError::Corrupt { path }));
-            continue;
+        let journal = match read(&path) {
+            Ok(journal) => journal,
+            Err(why) => {
+                out.push(Err(RecoveryError::Corrupt { path, why }));
+                continue;
+            }
         };
-        let Ok(_lock) = TargetLock::try_acquire(&layout.locks(), &journal.tool, &journal.scope)
+        let Ok(_lock) =
+            TargetLock::try_acquire(&layout.locks(), journal.tool.as_str(), &journal.scope)
         else {
             continue;
         };
@@ -125,10 +151,15 @@ pub fn recover_all(layout: &StateLayout) -> Vec<Result<Recovered, RecoveryError>
     out
 }
 
-fn read(path: &Path) -> Option<Journal> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let journal: Journal = serde_json::from_str(&text).ok()?;
-    (journal.version == JOURNAL_VERSION).then_some(journal)
+fn read(path: &Path) -> Result<Journal, JournalDefect> {
+    let text = durable::read_optional(path, Follow::NoFinalSymlink, Limit::STATE)
+        .map_err(JournalDefect::Unreadable)?
+        .unwrap_or_default();
+    let journal: Journal = stored::from_json(&text)?;
+    if journal.version != JOURNAL_VERSION {
+        return Err(JournalDefect::Version(journal.version));
+    }
+    Ok(journal)
 }
 
 /// Recovers the journal at `path`; the caller holds the target's lock.
@@ -140,10 +171,11 @@ pub fn recover_locked(layout: &StateLayout, path: &Path) -> Result<Recovered, Re
     if !path.exists() {
         return Ok(Recovered::AlreadyComplete);
     }
-    let journal = read(path).ok_or_else(|| RecoveryError::Corrupt {
+    let journal = read(path).map_err(|why| RecoveryError::Corrupt {
         path: path.to_owned(),
+        why,
     })?;
-    let receipt_path = layout.receipt(&journal.tool, &journal.scope);
+    let receipt_path = layout.receipt(journal.tool.as_str(), &journal.scope);
     let on_disk = receipt::load(&receipt_path).ok().flatten();
     let now = Current::read(&journal.target).map_err(io)?.digest();
     let outcome = match &journal.receipt {
@@ -170,7 +202,9 @@ pub fn recover_locked(layout: &StateLayout, path: &Path) -> Result<Recovered, Re
                 Recovered::AlreadyComplete
             } else if now == journal.post_digest {
                 durable::remove_durable(&receipt_path).map_err(io)?;
-                let _ = durable::remove_durable(&layout.evidence(&journal.tool, &journal.scope));
+                let _ = durable::remove_durable(
+                    &layout.evidence(journal.tool.as_str(), &journal.scope),
+                );
                 Recovered::RolledForward
             } else if now == journal.pre_digest {
                 Recovered::RolledBack

@@ -67,6 +67,14 @@ impl StateLayout {
         Ok(layout)
     }
 
+    /// The layout under `root`, without creating or checking anything (for readers on
+    /// the trusted side that must not create a runtime's state).
+    pub fn unprepared(root: &Path) -> StateLayout {
+        StateLayout {
+            root: root.to_owned(),
+        }
+    }
+
     /// The state directory.
     pub fn root(&self) -> &Path {
         &self.root

@@ -12,6 +12,7 @@
 //! | `apply`, `repair`, `removal` | the journaled mutations |
 //! | `journal` | the write-ahead journal and recovery |
 //! | `receipt` | receipts: first originals, withheld keys, integrity digest |
+//! | `stored` | typed state files: core tokens read back by the core's parsers, unknown values a load error naming the field |
 //! | `target` | our keys in one settings file: prepare, repair, restore |
 //! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
 //! | `events` | the reference event spool and approval queue |
@@ -42,6 +43,7 @@ mod removal;
 mod repair;
 mod runtime;
 mod status;
+mod stored;
 mod sync;
 mod target;
 mod text;
@@ -59,7 +61,9 @@ pub use plans::PLAN_CAPACITY;
 // it internal, so the public API is unchanged.
 #[cfg(loom)]
 pub use plans::{PlanBody, PlanRefusal, PlanStore, RemovalPlan, StoredPlan};
-pub use profile::{PolicyDocument, BUILT_INS as BUILT_IN_PROFILES};
+pub use profile::{
+    LoadedProfile, PolicyCatalogue, PolicyDocument, ProfileError, BUILT_INS as BUILT_IN_PROFILES,
+};
 pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
 
 use crate::adapters;
@@ -79,7 +83,9 @@ impl Lifecycle for ReferenceRuntime {
     }
 
     fn list_tools(&self, _auth: &Authorization) -> Result<ToolList, LifecycleError> {
-        let tools = adapters::list_tools(&self.config.path_env, &self.config.home)
+        let tools = self
+            .detector
+            .list_tools()
             .into_iter()
             .filter_map(|l| {
                 Some(ToolSummary {

@@ -6,7 +6,7 @@
 //! given at plan time and each with its own consent prompt, the planned level within the
 //! profile's cap). It must never write a file and never put a settings value in the view.
 
-use super::convert::{self, artifact, key_name};
+use super::convert::{artifact, key_name};
 use super::plans::{InstallPlan, PlanBody, StoredPlan};
 use super::profile::{self, LoadedProfile};
 use super::receipt::{OwnedKey, ProfileRecord};
@@ -18,9 +18,46 @@ use crate::edit::EditError;
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement, Sha256Hex, StepId,
-    StepView, UnsupportedMechanismView,
+    ActionKind, CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement,
+    Sha256Hex, StepId, StepView, UnsupportedMechanismView,
 };
+
+/// A plan being drawn up: the dry run's result before it is stored.
+struct PlanDraft {
+    /// The keys apply will own.
+    keys: Vec<OwnedKey>,
+    /// The digest of the text apply will write (`None`: it cannot write).
+    post_digest: Option<String>,
+    /// Warnings for the view.
+    warnings: Vec<String>,
+    /// Why apply must refuse.
+    blocked: Option<String>,
+    /// Why the file's format cannot be edited (every mechanism is then unsupported).
+    uneditable: Option<String>,
+}
+
+/// The unsupported list: mechanisms the adapter marks unsupported, and every mechanism when
+/// the file cannot be edited.
+fn unsupported(
+    rendered: &adapters::RenderedIntegration,
+    uneditable: Option<&str>,
+) -> Vec<UnsupportedMechanismView> {
+    rendered
+        .reports
+        .iter()
+        .filter_map(|r| {
+            match (&r.outcome, uneditable) {
+                (MechanismOutcome::Unsupported { reason }, _) => Some(reason.as_str()),
+                (_, Some(reason)) => Some(reason),
+                (_, None) => None,
+            }
+            .map(|reason| UnsupportedMechanismView {
+                capability: r.capability,
+                reason: say(reason),
+            })
+        })
+        .collect()
+}
 
 /// The plan view's schema version (spec §5 lifecycle schema).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -59,25 +96,7 @@ impl ReferenceRuntime {
         let descriptor = self.descriptor(auth)?;
         let loaded = self.load_profile(args)?;
         let intent = loaded.intent(args.profile);
-        let scope = args.scope;
-        let rendered = adapters::render(
-            descriptor,
-            &intent,
-            scope,
-            &self.config.home,
-            self.config.project_dir.as_deref(),
-        )
-        .map_err(|e| refuse(e.to_string(), "plan again with a scope this tool reads"))?;
-        // §6.6: a privileged host step is never implied: consent is given at plan time.
-        if rendered.privileged && !args.allow_privileged_host_steps {
-            return Err(refuse(
-                format!(
-                    "this plan writes {}, a host-wide file, which is a privileged host step",
-                    rendered.file.display()
-                ),
-                "plan again with allow_privileged_host_steps set if you consent to privileged steps (each is still shown with its own consent prompt)",
-            ));
-        }
+        let rendered = self.render(descriptor, &intent, args)?;
         let keys = target::owned_keys(&rendered)
             .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
         let format = target::format_of(rendered.format);
@@ -87,48 +106,144 @@ impl ReferenceRuntime {
                 "make the settings file readable, then plan again",
             )
         })?;
+        let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
+        if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
+            prepared.warnings.push(
+                "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
+            );
+        }
+        if prepared.keys.is_empty() && prepared.uneditable.is_none() {
+            prepared.warnings.push(
+                "this profile asks nothing of this tool at this scope; apply would change nothing"
+                    .into(),
+            );
+        }
+        let planned_level = self.planned_level(args, &mut prepared.warnings);
+        let steps = self.steps(
+            &prepared.keys,
+            &rendered,
+            prepared.post_digest.as_deref(),
+            args,
+        )?;
+        let unsupported = unsupported(&rendered, prepared.uneditable.as_deref());
+        let plan_id = PlanId::random();
+        let warnings = prepared.warnings.iter().map(say).collect();
+        self.plans.insert(
+            StoredPlan {
+                id: plan_id.clone(),
+                tool: auth.tool().clone(),
+                token: auth.token_id().clone(),
+                expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
+                consumed: false,
+                body: PlanBody::Install(Box::new(InstallPlan {
+                    scope: args.scope,
+                    target: rendered.file.clone(),
+                    format,
+                    keys: prepared.keys,
+                    pre_digest: current.digest(),
+                    post_digest: prepared.post_digest,
+                    profile: ProfileRecord {
+                        profile: args.profile,
+                        policy_id: loaded.id.clone(),
+                        display_name: loaded.reference().display_name.as_str().to_owned(),
+                        digest: loaded.digest.clone(),
+                    },
+                    planned_level,
+                    blocked: prepared.blocked,
+                })),
+            },
+            auth.now().get(),
+        );
+        let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
+        Ok(PlanView {
+            schema_version: SCHEMA_VERSION,
+            plan_id,
+            tool_id: auth.tool().clone(),
+            profile: args.profile,
+            settings_scope: args.scope,
+            policy_profile: Some(loaded.reference()),
+            planned_level,
+            adapter_ceiling: listing.adapter_ceiling,
+            steps,
+            unsupported,
+            warnings,
+        })
+    }
 
-        let mut warnings: Vec<String> = rendered.warnings.clone();
-        let mut blocked = None;
-        // Mechanisms the tool has keys for but whose file format we cannot edit.
-        let mut uneditable: Option<String> = None;
-        let (post_digest, keys) = match target::prepare(format, &current, &keys) {
-            Ok(prepared) => (
-                Some(super::receipt::text_digest(&prepared.text)),
-                prepared.keys,
-            ),
+    /// The adapter's rendering of the intent at the plan's scope; a privileged host step
+    /// without consent given at plan time is refused (§6.6: never implied).
+    fn render(
+        &self,
+        descriptor: &'static ToolDescriptor,
+        intent: &adapters::IntegrationIntent,
+        args: &PlanArgs,
+    ) -> Result<adapters::RenderedIntegration, LifecycleError> {
+        let rendered = adapters::render(
+            descriptor,
+            intent,
+            args.scope,
+            &self.config.home,
+            self.config.project_dir.as_deref(),
+        )
+        .map_err(|e| refuse(e.to_string(), "plan again with a scope this tool reads"))?;
+        if rendered.privileged && !args.allow_privileged_host_steps {
+            return Err(refuse(
+                format!(
+                    "this plan writes {}, a host-wide file, which is a privileged host step",
+                    rendered.file.display()
+                ),
+                "plan again with allow_privileged_host_steps set if you consent to privileged steps (each is still shown with its own consent prompt)",
+            ));
+        }
+        Ok(rendered)
+    }
+
+    /// The dry run of the edit against the file as it is now. What cannot be written is
+    /// reported, never left to fail at apply: an uneditable format (issue 7) blocks the plan
+    /// and lists its mechanisms as unsupported; a file that does not parse blocks it with a
+    /// warning (it is never overwritten).
+    fn prepare_plan(
+        &self,
+        descriptor: &ToolDescriptor,
+        rendered: &adapters::RenderedIntegration,
+        current: &Current,
+        keys: Vec<OwnedKey>,
+    ) -> PlanDraft {
+        let format = target::format_of(rendered.format);
+        let mut draft = PlanDraft {
+            keys: Vec::new(),
+            post_digest: None,
+            warnings: rendered.warnings.clone(),
+            blocked: None,
+            uneditable: None,
+        };
+        match target::prepare(format, current, &keys) {
+            Ok(prepared) => {
+                draft.post_digest = Some(super::receipt::text_digest(&prepared.text));
+                draft.keys = prepared.keys;
+            }
             Err(e @ EditError::UnsupportedFormat { .. }) => {
-                // Issue 7: what cannot be written is reported in the plan's unsupported
-                // list at plan time, never as steps that fail at apply.
                 let reason = format!(
                     "{} keeps these settings in {}: {e}",
                     descriptor.display_name,
                     artifact(&rendered.file, &self.config.home)
                         .map_or_else(|| "its settings file".into(), |a| a.as_str().to_owned())
                 );
-                blocked = Some(reason.clone());
-                uneditable = Some(reason);
-                (None, Vec::new())
+                draft.blocked = Some(reason.clone());
+                draft.uneditable = Some(reason);
             }
             Err(e) => {
-                // A file that does not parse is never overwritten: the plan says so and
-                // apply refuses.
-                warnings.push(format!("{e}"));
-                blocked = Some(e.to_string());
-                (None, keys)
+                draft.warnings.push(format!("{e}"));
+                draft.blocked = Some(e.to_string());
+                draft.keys = keys;
             }
-        };
-        if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
-            warnings.push(
-                "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
-            );
         }
-        if keys.is_empty() && uneditable.is_none() {
-            warnings.push(
-                "this profile asks nothing of this tool at this scope; apply would change nothing"
-                    .into(),
-            );
-        }
+        draft
+    }
+
+    /// The requested level within the profile's cap (with a warning when capped, and when
+    /// no probe can verify above `integrated`).
+    fn planned_level(&self, args: &PlanArgs, warnings: &mut Vec<String>) -> Level {
         let cap = profile::level_cap(args.profile);
         let planned_level = if args.requested_level > cap {
             warnings.push(format!(
@@ -146,65 +261,7 @@ impl ReferenceRuntime {
                     .into(),
             );
         }
-
-        let steps = self.steps(&keys, &rendered, post_digest.as_deref(), args)?;
-        let unsupported = rendered
-            .reports
-            .iter()
-            .filter_map(|r| {
-                match (&r.outcome, &uneditable) {
-                    (MechanismOutcome::Unsupported { reason }, _) => Some(reason.as_str()),
-                    (_, Some(reason)) => Some(reason.as_str()),
-                    (_, None) => None,
-                }
-                .map(|reason| UnsupportedMechanismView {
-                    capability: r.capability,
-                    reason: say(reason),
-                })
-            })
-            .collect();
-        let plan_id = PlanId::random();
-        let stored = StoredPlan {
-            id: plan_id.clone(),
-            tool: auth.tool().clone(),
-            token: auth.token_id().clone(),
-            expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
-            consumed: false,
-            body: PlanBody::Install(Box::new(InstallPlan {
-                scope: args.scope,
-                target: rendered.file.clone(),
-                format,
-                keys,
-                pre_digest: current.digest(),
-                post_digest,
-                profile: ProfileRecord {
-                    profile: args.profile.token().to_owned(),
-                    policy_id: loaded.id.as_str().to_owned(),
-                    display_name: loaded.reference().display_name.as_str().to_owned(),
-                    digest: loaded.digest.as_str().to_owned(),
-                },
-                planned_level,
-                blocked,
-            })),
-        };
-        self.plans.insert(stored, auth.now().get());
-        let listing = adapters::listing(
-            descriptor,
-            adapters::detect(descriptor, &self.config.path_env, &self.config.home),
-        );
-        Ok(PlanView {
-            schema_version: SCHEMA_VERSION,
-            plan_id,
-            tool_id: auth.tool().clone(),
-            profile: args.profile,
-            settings_scope: args.scope,
-            policy_profile: Some(loaded.reference()),
-            planned_level,
-            adapter_ceiling: listing.adapter_ceiling,
-            steps,
-            unsupported,
-            warnings: warnings.iter().map(say).collect(),
-        })
+        planned_level
     }
 
     /// One step per capability, in render order.
@@ -215,11 +272,11 @@ impl ReferenceRuntime {
         post_digest: Option<&str>,
         args: &PlanArgs,
     ) -> Result<Vec<StepView>, LifecycleError> {
-        let mut groups: Vec<(String, String, Vec<&OwnedKey>)> = Vec::new();
+        let mut groups: Vec<(CapabilityName, ActionKind, Vec<&OwnedKey>)> = Vec::new();
         for key in keys {
             match groups.iter_mut().find(|g| g.0 == key.capability) {
                 Some(g) => g.2.push(key),
-                None => groups.push((key.capability.clone(), key.action_kind.clone(), vec![key])),
+                None => groups.push((key.capability, key.action_kind, vec![key])),
             }
         }
         let shown = artifact(&rendered.file, &self.config.home);
@@ -235,7 +292,7 @@ impl ReferenceRuntime {
         let mut seen = Vec::new();
         let mut steps = Vec::new();
         for (capability, action, group) in groups {
-            let id = StepId::parse(&capability)
+            let id = StepId::parse(capability.token())
                 .map_err(|e| refuse(e.to_string(), "report this adapter capability as a bug"))?;
             // Validation: step ids are unique within a plan.
             if seen.contains(&id) {
@@ -259,8 +316,8 @@ impl ReferenceRuntime {
             steps.push(StepView {
                 id,
                 summary: say(format!("Set {listed} in {file} ({capability})")),
-                action_kind: convert::action_kind(&action),
-                requirement: if capability == CapabilityName::ModelGatewayBaseUrl.token() {
+                action_kind: action,
+                requirement: if capability == CapabilityName::ModelGatewayBaseUrl {
                     Requirement::Required
                 } else {
                     Requirement::Optional

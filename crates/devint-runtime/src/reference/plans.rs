@@ -56,6 +56,22 @@ pub enum PlanBody {
     Removal(RemovalPlan),
 }
 
+/// The two kinds of plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PlanKind {
+    Install,
+    Removal,
+}
+
+impl PlanKind {
+    fn of(body: &PlanBody) -> PlanKind {
+        match body {
+            PlanBody::Install(_) => PlanKind::Install,
+            PlanBody::Removal(_) => PlanKind::Removal,
+        }
+    }
+}
+
 /// One stored plan.
 #[derive(Debug, Clone)]
 pub struct StoredPlan {
@@ -126,16 +142,45 @@ impl PlanStore {
         plans.push_back(plan);
     }
 
-    /// Takes the plan `id` for execution by `token` on `tool`: checks binding, tool,
-    /// expiry, kind and consumption, and marks it consumed.
-    pub fn take(
+    /// Takes the install plan `id` for execution by `token` on `tool`: checks binding, tool,
+    /// consumption, expiry and kind, and marks it consumed.
+    pub fn take_install(
         &self,
         id: &PlanId,
         tool: &ToolId,
         token: &TokenId,
         now: u64,
-        removal: bool,
-    ) -> Result<StoredPlan, PlanRefusal> {
+    ) -> Result<Box<InstallPlan>, PlanRefusal> {
+        match self.take(id, tool, token, now, PlanKind::Install)? {
+            PlanBody::Install(plan) => Ok(plan),
+            PlanBody::Removal(_) => Err(PlanRefusal::WrongKind),
+        }
+    }
+
+    /// Takes the removal plan `id` for execution by `token` on `tool`, as
+    /// [`PlanStore::take_install`] does an install plan.
+    pub fn take_removal(
+        &self,
+        id: &PlanId,
+        tool: &ToolId,
+        token: &TokenId,
+        now: u64,
+    ) -> Result<RemovalPlan, PlanRefusal> {
+        match self.take(id, tool, token, now, PlanKind::Removal)? {
+            PlanBody::Removal(plan) => Ok(plan),
+            PlanBody::Install(_) => Err(PlanRefusal::WrongKind),
+        }
+    }
+
+    /// The one check-and-consume, under the store's lock.
+    fn take(
+        &self,
+        id: &PlanId,
+        tool: &ToolId,
+        token: &TokenId,
+        now: u64,
+        kind: PlanKind,
+    ) -> Result<PlanBody, PlanRefusal> {
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         let plan = plans
             .iter_mut()
@@ -153,21 +198,27 @@ impl PlanStore {
         if now >= plan.expires_at {
             return Err(PlanRefusal::Expired);
         }
-        if matches!(plan.body, PlanBody::Removal(_)) != removal {
+        if PlanKind::of(&plan.body) != kind {
             return Err(PlanRefusal::WrongKind);
         }
         plan.consumed = true;
-        Ok(plan.clone())
+        Ok(plan.body.clone())
     }
 
-    /// Whether a live plan of the given kind exists for `tool`.
-    pub fn pending(&self, tool: &ToolId, now: u64, removal: bool) -> bool {
+    /// Whether a live install plan exists for `tool`.
+    pub fn pending_install(&self, tool: &ToolId, now: u64) -> bool {
+        self.pending(tool, now, PlanKind::Install)
+    }
+
+    /// Whether a live removal plan exists for `tool`.
+    pub fn pending_removal(&self, tool: &ToolId, now: u64) -> bool {
+        self.pending(tool, now, PlanKind::Removal)
+    }
+
+    fn pending(&self, tool: &ToolId, now: u64, kind: PlanKind) -> bool {
         let plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         plans.iter().any(|p| {
-            &p.tool == tool
-                && !p.consumed
-                && now < p.expires_at
-                && matches!(p.body, PlanBody::Removal(_)) == removal
+            &p.tool == tool && !p.consumed && now < p.expires_at && PlanKind::of(&p.body) == kind
         })
     }
 

@@ -7,13 +7,15 @@
 //! wire sees a [`PolicyProfileRefView`] `{id, display_name, digest}`. It must never decide a
 //! policy question for an agent (ADR forbidden design 6) and never guess a missing value.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::adapters::IntegrationIntent;
+use crate::edit::guard;
 use devint::verbs::{Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence, Sha256Hex};
+use devint_fs::read::{self, Follow, Limit};
 
 /// A policy document as written in `profiles/<id>.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -111,25 +113,27 @@ pub fn load(
     gateway: Option<&str>,
 ) -> Result<LoadedProfile, ProfileError> {
     let file = profiles_dir.join(format!("{}.toml", id.as_str()));
-    match std::fs::read(&file) {
-        Ok(bytes) => {
-            let unloadable = |reason: String| ProfileError::Unloadable {
-                id: id.as_str().to_owned(),
-                reason,
-            };
-            let text = String::from_utf8(bytes.clone())
-                .map_err(|_| unloadable("it is not UTF-8".into()))?;
-            let document: PolicyDocument = toml::from_str(&text).map_err(|e| {
-                // The parser's message can quote the offending line: keep only its first
-                // line, which names the position and the problem.
-                unloadable(
-                    e.message()
-                        .lines()
-                        .next()
-                        .unwrap_or("parse error")
-                        .to_owned(),
-                )
-            })?;
+    let unloadable = |reason: String| ProfileError::Unloadable {
+        id: id.as_str().to_owned(),
+        reason,
+    };
+    match read::read_bytes(&file, Follow::Symlinks, Limit::PROFILE) {
+        Ok(Some(bytes)) => {
+            let text =
+                std::str::from_utf8(&bytes).map_err(|_| unloadable("it is not UTF-8".into()))?;
+            let document: PolicyDocument = guard::parse(&file, || toml::from_str(text))
+                .map_err(|e| unloadable(e.to_string()))?
+                .map_err(|e| {
+                    // The parser's message can quote the offending line: keep only its first
+                    // line, which names the position and the problem.
+                    unloadable(
+                        e.message()
+                            .lines()
+                            .next()
+                            .unwrap_or("parse error")
+                            .to_owned(),
+                    )
+                })?;
             Ok(LoadedProfile {
                 id: id.clone(),
                 source: format!("profiles/{}.toml", id.as_str()),
@@ -137,7 +141,7 @@ pub fn load(
                 digest: sha(&bytes),
             })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Ok(None) => {
             let document = built_in(id.as_str(), gateway).ok_or_else(|| ProfileError::Unknown {
                 id: id.as_str().to_owned(),
             })?;
@@ -149,10 +153,7 @@ pub fn load(
                 digest: sha(canonical.as_bytes()),
             })
         }
-        Err(e) => Err(ProfileError::Unloadable {
-            id: id.as_str().to_owned(),
-            reason: format!("it cannot be read ({})", e.kind()),
-        }),
+        Err(e) => Err(unloadable(e.to_string())),
     }
 }
 
@@ -199,6 +200,54 @@ impl LoadedProfile {
                 ..observe
             },
         }
+    }
+}
+
+/// The policy profiles a runtime offers, read on the trusted side by the runtime's own
+/// user (`devint profile list|show`): the built-ins, shadowed by `profiles/<id>.toml` in
+/// the runtime's state directory, loaded exactly as a plan loads them (same values, same
+/// digest). Only for people on the trusted side: a value read here never goes on the wire.
+#[derive(Debug, Clone)]
+pub struct PolicyCatalogue {
+    dir: PathBuf,
+    gateway: Option<String>,
+}
+
+impl PolicyCatalogue {
+    /// The catalogue of a runtime whose state directory is `state_dir`
+    /// ([`super::RuntimeConfig::state_dir`]) and whose configured gateway is `gateway`.
+    pub fn new(state_dir: &Path, gateway: Option<&str>) -> PolicyCatalogue {
+        PolicyCatalogue {
+            dir: super::layout::StateLayout::unprepared(state_dir).profiles(),
+            gateway: gateway.map(str::to_owned),
+        }
+    }
+
+    /// Every profile id a plan may name: the built-ins and each `profiles/*.toml` whose
+    /// name is an id, sorted and without repeats.
+    pub fn ids(&self) -> Vec<PolicyProfileId> {
+        let mut ids: Vec<PolicyProfileId> = BUILT_INS
+            .iter()
+            .filter_map(|id| PolicyProfileId::parse(id).ok())
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let id = name
+                    .to_str()
+                    .and_then(|n| n.strip_suffix(".toml"))
+                    .and_then(|n| PolicyProfileId::parse(n).ok());
+                ids.extend(id);
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// The profile `id`, as a plan would load it.
+    pub fn load(&self, id: &PolicyProfileId) -> Result<LoadedProfile, ProfileError> {
+        load(&self.dir, id, self.gateway.as_deref())
     }
 }
 

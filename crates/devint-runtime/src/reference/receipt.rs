@@ -14,8 +14,14 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::layout::write_private;
+use super::stored::{self, StoredValueError};
 use crate::edit::{KeyPath, Reversal, SettingsFormat};
+use devint::verbs::{
+    ActionKind, CapabilityName, Level, PolicyProfileId, Profile, ReceiptId, SettingsScope,
+    Sha256Hex, ToolId,
+};
 use devint_fs::durable::{self, DurableError};
+use devint_fs::read::{Follow, Limit};
 
 /// The receipt format this build writes and reads.
 pub const RECEIPT_VERSION: u32 = 1;
@@ -39,10 +45,12 @@ pub struct OwnedKey {
     pub mode: KeyMode,
     /// Our value (append: our elements, as a list).
     pub ours: Value,
-    /// The capability token it realises.
-    pub capability: String,
-    /// The step action kind token.
-    pub action_kind: String,
+    /// The capability it realises.
+    #[serde(deserialize_with = "stored::token")]
+    pub capability: CapabilityName,
+    /// The step's action kind.
+    #[serde(deserialize_with = "stored::token")]
+    pub action_kind: ActionKind,
 }
 
 impl OwnedKey {
@@ -79,33 +87,40 @@ impl OwnedKey {
 /// The policy profile an install used (a reference, never the document).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileRecord {
-    /// The integration profile token.
-    pub profile: String,
+    /// The integration profile.
+    #[serde(deserialize_with = "stored::token")]
+    pub profile: Profile,
     /// The policy profile id.
-    pub policy_id: String,
+    #[serde(deserialize_with = "stored::token")]
+    pub policy_id: PolicyProfileId,
     /// Its display name.
     pub display_name: String,
     /// Its digest at install time.
-    pub digest: String,
+    #[serde(deserialize_with = "stored::token")]
+    pub digest: Sha256Hex,
 }
 
 /// What we installed in one (tool, scope).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Receipt {
-    /// The receipt id (changes with every apply).
-    pub receipt_id: String,
-    /// The tool id.
-    pub tool: String,
-    /// The settings scope token.
-    pub scope: String,
+    /// The receipt id (changes with every apply and repair).
+    #[serde(deserialize_with = "stored::token")]
+    pub receipt_id: ReceiptId,
+    /// The tool.
+    #[serde(deserialize_with = "stored::token")]
+    pub tool: ToolId,
+    /// The settings scope.
+    #[serde(deserialize_with = "stored::token")]
+    pub scope: SettingsScope,
     /// The settings file.
     pub target: PathBuf,
     /// Its format.
     pub format: SettingsFormat,
     /// The profile used by the latest apply.
     pub profile: ProfileRecord,
-    /// The planned level token of the latest apply.
-    pub planned_level: String,
+    /// The planned level of the latest apply.
+    #[serde(deserialize_with = "stored::token")]
+    pub planned_level: Level,
     /// When the first install happened.
     pub installed_at: u64,
     /// When the receipt last changed (apply or repair).
@@ -182,6 +197,15 @@ pub enum ReceiptError {
         /// What failed.
         why: &'static str,
     },
+    /// The receipt is sealed and intact, but a field holds a value this build does not know
+    /// (or lacks one): never defaulted, never replaced by a fresh id.
+    #[error("the receipt {path} cannot be read by this build ({source}); it is not trusted — use the devint that wrote it, or remove the integration by hand")]
+    UnknownValue {
+        /// The receipt file.
+        path: PathBuf,
+        /// Which field, and why.
+        source: StoredValueError,
+    },
     /// The receipt could not be read or written.
     #[error(transparent)]
     Io(#[from] DurableError),
@@ -211,12 +235,18 @@ pub fn unseal(path: &Path, text: &str) -> Result<Receipt, ReceiptError> {
     if text_digest(&sealed.body) != sealed.digest {
         return Err(corrupt("its integrity digest does not match"));
     }
-    serde_json::from_str(&sealed.body).map_err(|_| corrupt("its body does not parse"))
+    stored::from_json(&sealed.body).map_err(|source| match source {
+        StoredValueError::Syntax => corrupt("its body does not parse"),
+        source => ReceiptError::UnknownValue {
+            path: path.to_owned(),
+            source,
+        },
+    })
 }
 
 /// Loads the receipt at `path` (`None`: there is none).
 pub fn load(path: &Path) -> Result<Option<Receipt>, ReceiptError> {
-    match durable::read_optional(path)? {
+    match durable::read_optional(path, Follow::NoFinalSymlink, Limit::STATE)? {
         None => Ok(None),
         Some(text) => unseal(path, &text).map(Some),
     }

@@ -20,8 +20,8 @@ use crate::edit::{FileAction, KeyOutcome, Restoration};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    ActionKind, ManagedRef, PlanId, Privilege, RemovalView, Requirement, Sha256Hex, StepId,
-    StepView,
+    ActionKind, ManagedRef, PlanId, Privilege, RemovalView, Requirement, SettingsScope, Sha256Hex,
+    StepId, StepView,
 };
 use devint_fs::durable;
 
@@ -98,16 +98,13 @@ impl ReferenceRuntime {
     ) -> Result<RemovalView, LifecycleError> {
         let plan = self
             .plans
-            .take(id, auth.tool(), auth.token_id(), auth.now().get(), true)
+            .take_removal(id, auth.tool(), auth.token_id(), auth.now().get())
             .map_err(|r| {
                 refuse(
                     r.to_string(),
                     "preview the removal again, then remove with the new plan id",
                 )
             })?;
-        let PlanBody::Removal(plan) = plan.body else {
-            return Err(refuse("not a removal plan", "remove takes a removal plan"));
-        };
         self.recover()?;
         let tool = auth.tool().as_str();
         let mut view = self.empty_removal(auth, id.clone());
@@ -146,10 +143,10 @@ impl ReferenceRuntime {
         current: &Current,
         restoration: &Restoration,
     ) -> Result<(), LifecycleError> {
-        let journal_path = self.layout.journal(&receipt.tool, scope_key);
+        let journal_path = self.layout.journal(receipt.tool.as_str(), scope_key);
         let record = Journal {
             version: JOURNAL_VERSION,
-            operation: "remove".into(),
+            operation: Op::Remove,
             tool: receipt.tool.clone(),
             scope: scope_key.to_owned(),
             target: receipt.target.clone(),
@@ -181,7 +178,7 @@ impl ReferenceRuntime {
         self.point(Op::Remove, Stage::TargetWritten);
         // If the receipt cannot be removed the journal stays: recovery rolls it forward.
         durable::remove_durable(receipt_path).map_err(|e| fail(&e))?;
-        let _ = durable::remove_durable(&self.layout.evidence(&receipt.tool, scope_key));
+        let _ = durable::remove_durable(&self.layout.evidence(receipt.tool.as_str(), scope_key));
         self.point(Op::Remove, Stage::ReceiptWritten);
         let _ = journal::remove(&journal_path);
         self.point(Op::Remove, Stage::JournalRemoved);
@@ -228,15 +225,15 @@ impl ReferenceRuntime {
             .as_ref()
             .map(|a| a.as_str().to_owned())
             .unwrap_or_else(|| "the settings file".into());
-        let privileged = receipt.scope == "managed";
+        let privileged = receipt.scope == SettingsScope::Managed;
         let digest = target::action_digest(&restoration.file, current)
             .and_then(|d| Sha256Hex::parse(&d).ok());
         let mut steps: Vec<StepView> = Vec::new();
         for k in &receipt.keys {
             let id = format!(
                 "remove-{}-{}",
-                receipt.scope,
-                k.capability.replace('_', "-")
+                receipt.scope.token(),
+                k.capability.token().replace('_', "-")
             );
             let Ok(id) = StepId::parse(&id) else { continue };
             let name = convert::key_name(&k.path);
@@ -244,7 +241,7 @@ impl ReferenceRuntime {
                 step.managed_keys.extend(name);
                 continue;
             }
-            let kind = match convert::action_kind(&k.action_kind) {
+            let kind = match k.action_kind {
                 ActionKind::InstallHook => ActionKind::RemoveHook,
                 other => other,
             };
@@ -263,46 +260,52 @@ impl ReferenceRuntime {
                         "Consent to this step on its own: it rewrites {file}, a host-wide file that needs administrator rights"
                     ))
                 }),
-                settings_scope: devint::verbs::SettingsScope::parse(&receipt.scope)
-                    .unwrap_or(devint::verbs::SettingsScope::User),
+                settings_scope: receipt.scope,
                 managed_keys: name.into_iter().collect(),
                 artifact_paths: shown.iter().cloned().collect(),
                 content_sha256: digest.clone(),
                 reversible: false,
             });
         }
-        let mut residual = Vec::new();
-        let mut warnings = Vec::new();
-        for k in &restoration.keys {
-            match k.outcome {
-                KeyOutcome::WithheldResidual => {
-                    residual.extend(key_ref(&k.path));
-                    warnings.push(format!(
-                        "{} held a credential-shaped value before install that was never stored; set it again yourself",
-                        k.path
-                    ));
-                }
-                KeyOutcome::KeptUserChange => {
-                    residual.extend(key_ref(&k.path));
-                    warnings.push(format!(
-                        "{} was changed by you since install; your value is kept",
-                        k.path
-                    ));
-                }
-                KeyOutcome::FileMissing => {
-                    warnings.push(format!("{file} no longer exists; nothing is recreated"))
-                }
-                KeyOutcome::Restored | KeyOutcome::Deleted => {}
-            }
-        }
-        if restoration.file == FileAction::Delete {
-            warnings.push(format!("{file} will be deleted: it was created for the integration and nothing of yours is in it"));
-        }
-        warnings.dedup();
+        let (residual, warnings) = residuals(restoration, &file);
         ScopeRemoval {
             steps,
             residual,
             warnings,
         }
     }
+}
+
+/// The keys removal cannot give back as they were (withheld priors, values the user changed)
+/// and the warnings that say so.
+fn residuals(restoration: &Restoration, file: &str) -> (Vec<ManagedRef>, Vec<String>) {
+    let mut residual = Vec::new();
+    let mut warnings = Vec::new();
+    for k in &restoration.keys {
+        match k.outcome {
+            KeyOutcome::WithheldResidual => {
+                residual.extend(key_ref(&k.path));
+                warnings.push(format!(
+                    "{} held a credential-shaped value before install that was never stored; set it again yourself",
+                    k.path
+                ));
+            }
+            KeyOutcome::KeptUserChange => {
+                residual.extend(key_ref(&k.path));
+                warnings.push(format!(
+                    "{} was changed by you since install; your value is kept",
+                    k.path
+                ));
+            }
+            KeyOutcome::FileMissing => {
+                warnings.push(format!("{file} no longer exists; nothing is recreated"))
+            }
+            KeyOutcome::Restored | KeyOutcome::Deleted => {}
+        }
+    }
+    if restoration.file == FileAction::Delete {
+        warnings.push(format!("{file} will be deleted: it was created for the integration and nothing of yours is in it"));
+    }
+    warnings.dedup();
+    (residual, warnings)
 }

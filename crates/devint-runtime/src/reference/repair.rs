@@ -51,8 +51,7 @@ impl ReferenceRuntime {
                     let capability = receipt
                         .keys
                         .first()
-                        .map(|k| super::convert::capability(&k.capability))
-                        .unwrap_or(CapabilityName::ManagedSettings);
+                        .map_or(CapabilityName::ManagedSettings, |k| k.capability);
                     unrepairable.push(UnsupportedMechanismView {
                         capability,
                         reason: say(e.to_string()),
@@ -100,16 +99,16 @@ impl ReferenceRuntime {
             .map_err(|e| refuse(e.to_string(), "report this settings file shape as a bug"))?;
         let updated = Receipt {
             // A repaired integration needs a fresh verify: evidence is per receipt id.
-            receipt_id: ReceiptId::random().as_str().to_owned(),
+            receipt_id: ReceiptId::random(),
             fingerprint: fingerprint(&receipt.keys, |p| doc.get(p)),
             file_sha256: receipt::text_digest(text),
             updated_at: now,
             ..receipt.clone()
         };
-        let journal_path = self.layout.journal(&receipt.tool, scope_key);
+        let journal_path = self.layout.journal(receipt.tool.as_str(), scope_key);
         let record = Journal {
             version: JOURNAL_VERSION,
-            operation: "repair".into(),
+            operation: Op::Repair,
             tool: receipt.tool.clone(),
             scope: scope_key.to_owned(),
             target: receipt.target.clone(),

@@ -20,6 +20,7 @@ use super::journal::{self, RecoveryError};
 use super::layout::{LayoutError, StateLayout};
 use super::plans::PlanStore;
 use super::text::refuse;
+use crate::adapters::Detector;
 use devint::backend::LifecycleError;
 use devint_fs::durable::{self, DurableError};
 use devint_fs::lock::{LockError, TargetLock};
@@ -56,6 +57,8 @@ pub struct ReferenceRuntime {
     pub(super) plans: PlanStore,
     pub(super) events: Arc<dyn EventSource>,
     pub(super) approvals: Arc<dyn ApprovalAuthority>,
+    /// Tool detection and its one cache, on the configured `PATH` and `HOME`.
+    pub(super) detector: Detector,
     /// The next write to fail (fault injection, feature `test-support` only).
     #[cfg(feature = "test-support")]
     fault: Mutex<Option<(WriteSite, i32)>>,
@@ -86,7 +89,9 @@ impl ReferenceRuntime {
             .approvals
             .clone()
             .unwrap_or_else(|| Arc::new(QueueAuthority::new(layout.approvals())));
+        let detector = Detector::new(config.path_env.clone(), config.home.clone());
         Ok(ReferenceRuntime {
+            detector,
             config,
             layout,
             plans: PlanStore::default(),

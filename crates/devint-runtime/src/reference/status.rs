@@ -5,17 +5,19 @@
 //! must never write settings, and never record evidence the read-back did not observe.
 
 use super::evidence::{self, Attestation, CapabilityReadBack, EvidenceRecord, Exercise};
-use super::inspect::ScopeState;
+use super::inspect::{ReadBack, ScopeState};
 use super::ladder::{self, ScopeVerdict};
 use super::profile;
+use super::receipt::Receipt;
 use super::runtime::ReferenceRuntime;
 use super::text::say;
 use crate::adapters::{self, ToolDescriptor};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
+use devint::time::UnixSecs;
 use devint::verbs::{
-    Compatibility, Evidence, EvidenceView, Level, MechanismName, NextLevelView, Phase,
-    PolicyProfileId, PolicyState, PolicyView, ReadBackOutcome, StatusState, StatusView,
+    Compatibility, Evidence, EvidenceView, Level, MechanismName, NextLevelView, Phase, PolicyState,
+    PolicyView, Profile, ReadBackOutcome, SettingsScope, StatusState, StatusView,
     VerificationOutcome, VerificationView,
 };
 
@@ -34,7 +36,7 @@ impl ReferenceRuntime {
     ) -> StatusView {
         let now = auth.now();
         let tool = auth.tool().as_str();
-        let detected = adapters::detect(descriptor, &self.config.path_env, &self.config.home);
+        let detected = self.detector.detect(descriptor);
         let listing = adapters::listing(descriptor, detected.clone());
         let probe = self.config.probe.is_some();
         let verdicts: Vec<ScopeVerdict> = scopes
@@ -45,11 +47,13 @@ impl ReferenceRuntime {
                 ladder::judge(
                     s,
                     record.as_ref(),
-                    detected.present,
-                    probe,
-                    now.get(),
-                    self.config.freshness,
-                    &self.config.home,
+                    ladder::Judging {
+                        detected: detected.present,
+                        probe_configured: probe,
+                        now: now.get(),
+                        window: self.config.freshness,
+                        home: &self.config.home,
+                    },
                 )
             })
             .collect();
@@ -59,33 +63,8 @@ impl ReferenceRuntime {
             Level::NotInstalled
         };
         let achieved = verdicts.iter().map(|v| v.rung).min().unwrap_or(floor);
-        let pick = |state: StatusState| {
-            verdicts
-                .iter()
-                .find_map(|v| v.overriding.clone().filter(|o| o.0 == state))
-        };
         let compatibility = detected.compatibility;
-        let mut overriding = pick(StatusState::Drifted).or_else(|| pick(StatusState::Degraded));
-        if overriding.is_none() && !verdicts.is_empty() && !detected.present {
-            overriding = Some((
-                StatusState::Degraded,
-                format!(
-                    "{} was not found on this host, so the installed settings take no effect",
-                    descriptor.display_name
-                ),
-                "reinstall the tool, or remove the integration".into(),
-            ));
-        }
-        if compatibility == Compatibility::Incompatible {
-            overriding = Some((
-                StatusState::Incompatible,
-                format!(
-                    "the installed {} version is outside the adapter's supported range",
-                    descriptor.display_name
-                ),
-                "upgrade or downgrade the tool to a supported version".into(),
-            ));
-        }
+        let overriding = overriding_state(descriptor, &verdicts, &detected);
         let drifted = verdicts.iter().any(|v| {
             v.overriding
                 .as_ref()
@@ -94,28 +73,18 @@ impl ReferenceRuntime {
         let note = verdicts.iter().find_map(|v| v.note.clone());
         let (state, reason, remediation) = match overriding {
             Some((s, r, m)) => (s, Some(r), Some(m)),
-            None => (StatusState::Ladder, note, None),
+            // Not found: say where detection looked (a text field; no new wire field).
+            None => (
+                StatusState::Ladder,
+                note.or_else(|| detected.absence.as_deref().map(str::to_owned)),
+                None,
+            ),
         };
-        let pending_removal = self.plans.pending(auth.tool(), now.get(), true);
-        let phase = if pending_removal && !scopes.is_empty() {
-            Phase::RemovalPending
-        } else if scopes.is_empty() {
-            if self.plans.pending(auth.tool(), now.get(), false) {
-                Phase::Planned
-            } else if detected.present {
-                Phase::DetectedNotIntegrated
-            } else {
-                Phase::NotInstalled
-            }
-        } else if verdicts.iter().all(|v| v.overriding.is_none()) {
-            Phase::Installed
-        } else {
-            Phase::PartiallyInstalled
-        };
+        let phase = self.phase(auth, scopes, &verdicts, detected.present);
         let planned_level = scopes
             .iter()
             .filter_map(|s| match s {
-                ScopeState::Installed { receipt, .. } => Level::parse(&receipt.planned_level).ok(),
+                ScopeState::Installed { receipt, .. } => Some(receipt.planned_level),
                 ScopeState::Corrupt { .. } => None,
             })
             .max();
@@ -139,6 +108,33 @@ impl ReferenceRuntime {
             state_reason: reason.map(say),
             state_remediation: remediation.map(say),
             policy: Some(self.policy_view(scopes)),
+        }
+    }
+
+    /// The lifecycle phase: a live removal plan, a live install plan, or what the receipts
+    /// and their verdicts say.
+    fn phase(
+        &self,
+        auth: &ToolAuthorization,
+        scopes: &[ScopeState],
+        verdicts: &[ScopeVerdict],
+        detected: bool,
+    ) -> Phase {
+        let now = auth.now();
+        if scopes.is_empty() {
+            if self.plans.pending_install(auth.tool(), now.get()) {
+                Phase::Planned
+            } else if detected {
+                Phase::DetectedNotIntegrated
+            } else {
+                Phase::NotInstalled
+            }
+        } else if self.plans.pending_removal(auth.tool(), now.get()) {
+            Phase::RemovalPending
+        } else if verdicts.iter().all(|v| v.overriding.is_none()) {
+            Phase::Installed
+        } else {
+            Phase::PartiallyInstalled
         }
     }
 
@@ -168,16 +164,12 @@ impl ReferenceRuntime {
         };
         let p = &receipt.profile;
         let source = Some(say(format!("policy profile {}", p.policy_id)));
-        let loaded = PolicyProfileId::parse(&p.policy_id)
-            .map_err(|e| e.to_string())
-            .and_then(|id| {
-                profile::load(
-                    &self.layout.profiles(),
-                    &id,
-                    self.config.gateway_base_url.as_deref(),
-                )
-                .map_err(|e| e.to_string())
-            });
+        let loaded = profile::load(
+            &self.layout.profiles(),
+            &p.policy_id,
+            self.config.gateway_base_url.as_deref(),
+        )
+        .map_err(|e| e.to_string());
         let source = match &loaded {
             Ok(l) => Some(say(format!(
                 "policy profile {} ({})",
@@ -187,11 +179,11 @@ impl ReferenceRuntime {
         };
         let (state, detail) = match loaded {
             Err(e) => (PolicyState::LoadFailed, e),
-            Ok(l) if l.digest.as_str() != p.digest => (
+            Ok(l) if l.digest != p.digest => (
                 PolicyState::Unknown,
                 "the policy profile changed since it was installed; plan and apply again to put it in force".into(),
             ),
-            Ok(_) if p.profile == "observe_only" => (
+            Ok(_) if p.profile == Profile::ObserveOnly => (
                 PolicyState::Permissive,
                 "the observe_only profile routes traffic for observation and enforces nothing in the tool".into(),
             ),
@@ -215,9 +207,7 @@ impl ReferenceRuntime {
         let now = auth.now();
         let tool = auth.tool().as_str();
         let scopes = self.inspect_all(tool);
-        let mut evidence_views = Vec::new();
-        let mut missing: Vec<MechanismName> = Vec::new();
-        let (mut matched, mut total, mut unreadable) = (0usize, 0usize, Vec::new());
+        let mut tally = Tally::default();
         for state in &scopes {
             let ScopeState::Installed {
                 scope,
@@ -225,82 +215,166 @@ impl ReferenceRuntime {
                 read_back,
             } = state
             else {
-                unreadable.push("a receipt is corrupt".to_owned());
+                tally.unreadable.push("a receipt is corrupt".to_owned());
                 continue;
             };
-            let rb = match read_back {
-                Ok(rb) => rb,
-                Err(why) => {
-                    unreadable.push(why.clone());
-                    continue;
-                }
-            };
-            let mut caps: Vec<CapabilityReadBack> = Vec::new();
-            for k in &rb.keys {
-                match caps.iter_mut().find(|c| c.capability == k.key.capability) {
-                    Some(c) => c.matched &= k.holds,
-                    None => caps.push(CapabilityReadBack {
-                        capability: k.key.capability.clone(),
-                        matched: k.holds,
-                    }),
-                }
+            match read_back {
+                Ok(rb) => self.verify_scope(auth, *scope, receipt, rb, &mut tally)?,
+                Err(why) => tally.unreadable.push(why.clone()),
             }
-            for c in &caps {
-                total += 1;
-                let mechanism = super::convert::mechanism(&c.capability);
-                if c.matched {
-                    matched += 1;
-                } else if !missing.contains(&mechanism) {
-                    missing.push(mechanism.clone());
-                }
-                evidence_views.push(EvidenceView {
-                    mechanism,
-                    evidence: Evidence::ReadBack(if c.matched {
-                        ReadBackOutcome::Matched
-                    } else {
-                        ReadBackOutcome::Mismatched
-                    }),
-                    observed_at_unix_secs: now,
-                    detail: None,
-                });
+        }
+        let (outcome, reason) = tally.outcome(scopes.is_empty());
+        // The status view's evidence after recording (probe and host included).
+        let status = self.status_of(auth, descriptor, &self.inspect_all(tool));
+        let mut evidence = tally.evidence;
+        evidence.extend(
+            status
+                .evidence
+                .into_iter()
+                .filter(|e| !matches!(e.evidence, Evidence::ReadBack(_)))
+                .filter(
+                    |e| !matches!(&e.evidence, Evidence::Absent(r) if r.as_str() == "not_verified"),
+                ),
+        );
+        Ok(VerificationView {
+            verified_at_unix_secs: now,
+            outcome,
+            missing: tally.missing,
+            reason: reason.map(say),
+            evidence,
+            policy: Some(self.policy_view(&scopes)),
+        })
+    }
+
+    /// One installed scope's verify: the read-back per capability (tallied), the probe and
+    /// host attestation when every key holds, and the evidence record stored.
+    fn verify_scope(
+        &self,
+        auth: &ToolAuthorization,
+        scope: SettingsScope,
+        receipt: &Receipt,
+        rb: &ReadBack,
+        tally: &mut Tally,
+    ) -> Result<(), LifecycleError> {
+        let now = auth.now();
+        let mut caps: Vec<CapabilityReadBack> = Vec::new();
+        for k in &rb.keys {
+            match caps.iter_mut().find(|c| c.capability == k.key.capability) {
+                Some(c) => c.matched &= k.holds,
+                None => caps.push(CapabilityReadBack {
+                    capability: k.key.capability,
+                    matched: k.holds,
+                }),
             }
-            let all = rb.all_hold() && rb.fingerprint == receipt.fingerprint;
-            let exercised = match (&self.config.probe, all) {
-                (Some(probe), true) => probe.exercise(auth.tool(), *scope, now).map(|o| Exercise {
-                    outcome: o.outcome.token().to_owned(),
+        }
+        for c in &caps {
+            tally.count(c, now.get());
+        }
+        let all = rb.all_hold() && rb.fingerprint == receipt.fingerprint;
+        let probe = self.config.probe.as_ref().filter(|_| all);
+        let record = EvidenceRecord {
+            receipt_id: receipt.receipt_id.clone(),
+            fingerprint: rb.fingerprint.clone(),
+            read_back_at: now.get(),
+            read_back: caps,
+            exercised: probe
+                .and_then(|p| p.exercise(auth.tool(), scope, now))
+                .map(|o| Exercise {
+                    outcome: o.outcome,
                     observed_at: o.observed_at_unix_secs.get(),
                     by_gateway: o.observed_by_gateway,
                 }),
-                _ => None,
-            };
-            let host = match (&self.config.probe, all) {
-                (Some(probe), true) => {
-                    probe
-                        .host_attestation(auth.tool(), now)
-                        .map(|h| Attestation {
-                            outcome: h.outcome.token().to_owned(),
-                            observed_at: h.observed_at_unix_secs.get(),
-                        })
-                }
-                _ => None,
-            };
-            let record = EvidenceRecord {
-                receipt_id: receipt.receipt_id.clone(),
-                fingerprint: rb.fingerprint.clone(),
-                read_back_at: now.get(),
-                read_back: caps,
-                exercised,
-                host,
-            };
-            let path = self.layout.evidence(tool, &self.scope_key(*scope));
-            evidence::store(&path, &record).map_err(|e| {
-                super::text::refuse(
-                    e.to_string(),
-                    "check the runtime's state directory, then verify again",
-                )
-            })?;
+            host: probe
+                .and_then(|p| p.host_attestation(auth.tool(), now))
+                .map(|h| Attestation {
+                    outcome: h.outcome,
+                    observed_at: h.observed_at_unix_secs.get(),
+                }),
+        };
+        let path = self
+            .layout
+            .evidence(auth.tool().as_str(), &self.scope_key(scope));
+        evidence::store(&path, &record).map_err(|e| {
+            super::text::refuse(
+                e.to_string(),
+                "check the runtime's state directory, then verify again",
+            )
+        })
+    }
+}
+
+/// The state overriding the ladder, with its reason and remediation, most severe last:
+/// drifted, then degraded (a scope's, or the tool gone with settings installed), then
+/// incompatible.
+fn overriding_state(
+    descriptor: &ToolDescriptor,
+    verdicts: &[ScopeVerdict],
+    detected: &adapters::Detected,
+) -> Option<(StatusState, String, String)> {
+    let pick = |state: StatusState| {
+        verdicts
+            .iter()
+            .find_map(|v| v.overriding.clone().filter(|o| o.0 == state))
+    };
+    let mut overriding = pick(StatusState::Drifted).or_else(|| pick(StatusState::Degraded));
+    if overriding.is_none() && !verdicts.is_empty() && !detected.present {
+        overriding = Some((
+            StatusState::Degraded,
+            format!(
+                "the installed settings take no effect: {}",
+                detected.absence.as_deref().unwrap_or_default()
+            ),
+            "reinstall the tool, or remove the integration".into(),
+        ));
+    }
+    if detected.compatibility == Compatibility::Incompatible {
+        overriding = Some((
+            StatusState::Incompatible,
+            format!(
+                "the installed {} version is outside the adapter's supported range",
+                descriptor.display_name
+            ),
+            "upgrade or downgrade the tool to a supported version".into(),
+        ));
+    }
+    overriding
+}
+
+/// What one verify read back, across scopes.
+#[derive(Default)]
+struct Tally {
+    evidence: Vec<EvidenceView>,
+    missing: Vec<MechanismName>,
+    matched: usize,
+    total: usize,
+    unreadable: Vec<String>,
+}
+
+impl Tally {
+    /// Counts one capability's read-back and shows it as evidence.
+    fn count(&mut self, c: &CapabilityReadBack, now: u64) {
+        self.total += 1;
+        let mechanism = super::convert::mechanism(c.capability);
+        if c.matched {
+            self.matched += 1;
+        } else if !self.missing.contains(&mechanism) {
+            self.missing.push(mechanism.clone());
         }
-        let (outcome, reason) = if scopes.is_empty() {
+        self.evidence.push(EvidenceView {
+            mechanism,
+            evidence: Evidence::ReadBack(if c.matched {
+                ReadBackOutcome::Matched
+            } else {
+                ReadBackOutcome::Mismatched
+            }),
+            observed_at_unix_secs: UnixSecs::new(now),
+            detail: None,
+        });
+    }
+
+    /// The verification outcome and its reason.
+    fn outcome(&self, nothing_installed: bool) -> (VerificationOutcome, Option<String>) {
+        if nothing_installed {
             (
                 VerificationOutcome::Unverifiable,
                 Some(
@@ -308,14 +382,14 @@ impl ReferenceRuntime {
                         .to_owned(),
                 ),
             )
-        } else if !unreadable.is_empty() && matched == 0 {
+        } else if !self.unreadable.is_empty() && self.matched == 0 {
             (
                 VerificationOutcome::Unverifiable,
-                unreadable.first().cloned(),
+                self.unreadable.first().cloned(),
             )
-        } else if matched == total && unreadable.is_empty() {
+        } else if self.matched == self.total && self.unreadable.is_empty() {
             (VerificationOutcome::Passed, None)
-        } else if matched > 0 {
+        } else if self.matched > 0 {
             (
                 VerificationOutcome::PartiallyPassed,
                 Some(
@@ -328,25 +402,6 @@ impl ReferenceRuntime {
                 VerificationOutcome::Failed,
                 Some("none of our settings hold the value we installed; run repair".to_owned()),
             )
-        };
-        // The status view's evidence after recording (probe and host included).
-        let status = self.status_of(auth, descriptor, &self.inspect_all(tool));
-        evidence_views.extend(
-            status
-                .evidence
-                .into_iter()
-                .filter(|e| !matches!(e.evidence, Evidence::ReadBack(_)))
-                .filter(
-                    |e| !matches!(&e.evidence, Evidence::Absent(r) if r.as_str() == "not_verified"),
-                ),
-        );
-        Ok(VerificationView {
-            verified_at_unix_secs: now,
-            outcome,
-            missing,
-            reason: reason.map(say),
-            evidence: evidence_views,
-            policy: Some(self.policy_view(&scopes)),
-        })
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! out) on top of the format-preserving editor. It must never write a file (the callers do,
 //! through the journal) and never produce text from a document that did not parse.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -13,10 +13,11 @@ use super::credential::withhold;
 use super::receipt::{KeyMode, OwnedKey, Receipt};
 use crate::adapters::{self, EditMode, RenderedIntegration};
 use crate::edit::{
-    EditError, EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, Restoration, Reversal,
+    guard, EditError, EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, Restoration, Reversal,
     SettingsDoc, SettingsFormat,
 };
 use devint_fs::durable::{self, DurableError};
+use devint_fs::read::{Follow, Limit};
 
 /// The edit module's format for an adapter's format.
 pub fn format_of(format: adapters::SettingsFormat) -> SettingsFormat {
@@ -41,8 +42,8 @@ pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditE
                     EditMode::AppendToList => KeyMode::Append,
                 },
                 ours: e.value.clone(),
-                capability: e.capability.token().to_owned(),
-                action_kind: e.action_kind.token().to_owned(),
+                capability: e.capability,
+                action_kind: e.action_kind,
             })
         })
         .collect()
@@ -51,16 +52,29 @@ pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditE
 /// The settings file as it is now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Current {
+    /// The file.
+    pub path: PathBuf,
     /// Its text (`None`: the file does not exist).
     pub text: Option<String>,
 }
 
 impl Current {
-    /// Reads `path`.
+    /// Reads `path` through the safe reader: a FIFO, device, socket or directory is refused
+    /// without blocking, and a file over [`Limit::SETTINGS`] is refused unread.
     pub fn read(path: &Path) -> Result<Current, DurableError> {
         Ok(Current {
-            text: durable::read_optional(path)?,
+            path: path.to_owned(),
+            text: durable::read_optional(path, Follow::Symlinks, Limit::SETTINGS)?,
         })
+    }
+
+    /// Runs an edit of this file's text under the parser panic guard, naming the file.
+    pub fn guarded<T>(
+        &self,
+        format: SettingsFormat,
+        op: impl FnOnce() -> Result<T, EditError>,
+    ) -> Result<T, EditError> {
+        guard::edit(format, Some(&self.path), op)
     }
 
     /// A digest that tells "absent" from every text.
@@ -87,6 +101,14 @@ pub struct Prepared {
 /// removed on reversal only if we added it); one whose current value is not a list is
 /// displaced whole instead (and restored on removal).
 pub fn prepare(
+    format: SettingsFormat,
+    current: &Current,
+    keys: &[OwnedKey],
+) -> Result<Prepared, EditError> {
+    current.guarded(format, || prepare_unguarded(format, current, keys))
+}
+
+fn prepare_unguarded(
     format: SettingsFormat,
     current: &Current,
     keys: &[OwnedKey],
@@ -134,6 +156,13 @@ pub fn repair_text(
     receipt: &Receipt,
     current: &Current,
 ) -> Result<(String, Vec<KeyPath>), EditError> {
+    current.guarded(receipt.format, || repair_unguarded(receipt, current))
+}
+
+fn repair_unguarded(
+    receipt: &Receipt,
+    current: &Current,
+) -> Result<(String, Vec<KeyPath>), EditError> {
     let mut doc = SettingsDoc::parse(receipt.format, current.text.as_deref().unwrap_or(""))?;
     let mut repaired = Vec::new();
     for key in &receipt.keys {
@@ -160,7 +189,9 @@ pub fn repair_text(
 /// it; otherwise every key goes back to its original and our list entries come out (only
 /// those we added), user changes kept.
 pub fn restore(receipt: &Receipt, current: &Current) -> Result<Restoration, EditError> {
-    receipt.reversal.reverse(current.text.as_deref())
+    current.guarded(receipt.format, || {
+        receipt.reversal.reverse(current.text.as_deref())
+    })
 }
 
 /// The digest of what a file action leaves (`None`: no file).

@@ -1,6 +1,7 @@
 //! Aider: YAML config (`.aider.conf.yml`) in the home directory and the project (git root).
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://aider.chat/docs/config/aider_conf.html";
@@ -11,11 +12,17 @@ const NO_HOOKS: &str = "Aider has no hooks before edits or commands (lint-cmd an
 const NO_MCP: &str = "Aider does not support MCP";
 const NO_MANAGED: &str = "Aider documents no administrator-managed settings file";
 
+const INSTALL_DOC: &str = "https://aider.chat/docs/install.html";
+
+/// Where `aider-install`, uv and pipx put the `aider` command.
+static INSTALL_DIRS: &[InstallDir] = &[InstallDir::home(".local/bin", INSTALL_DOC)];
+
 /// Aider.
 pub static AIDER: ToolDescriptor = ToolDescriptor {
     id: "aider",
     display_name: "Aider",
-    detection: Detection::binary(&["aider"], ">=0.50.0"),
+    detection: Detection::binary(&["aider"], ">=0.50.0")
+        .installed_in(&[INSTALL_DIRS, install::HOMEBREW]),
     settings: &[
         SettingsFile::user(".aider.conf.yml", SettingsFormat::Yaml),
         SettingsFile::project(".aider.conf.yml", SettingsFormat::Yaml),

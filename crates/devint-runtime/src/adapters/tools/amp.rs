@@ -1,6 +1,7 @@
 //! Amp (Sourcegraph): `~/.config/amp/settings.json` with flat `amp.*` keys.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://ampcode.com/manual";
@@ -13,11 +14,19 @@ const NO_MCP: &str = "Amp has no MCP server deny list";
 const NO_MANAGED: &str =
     "Amp's workspace policies come from the Amp service, not a local managed file";
 
+/// The install script's shim and its own binary directory.
+static INSTALL_DIRS: &[InstallDir] = &[
+    InstallDir::home(".local/bin", DOC),
+    InstallDir::home(".amp/bin", DOC),
+];
+
 /// Amp.
 pub static AMP: ToolDescriptor = ToolDescriptor {
     id: "amp",
     display_name: "Amp",
-    detection: Detection::binary(&["amp"], ">=0.0.1"),
+    detection: Detection::binary(&["amp"], ">=0.0.1")
+        .installed_in(&[INSTALL_DIRS, install::NPM_GLOBAL, install::HOMEBREW])
+        .configured_in(".config/amp"),
     settings: &[SettingsFile::user(
         ".config/amp/settings.json",
         SettingsFormat::Json,

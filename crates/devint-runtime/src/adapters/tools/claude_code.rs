@@ -1,6 +1,7 @@
 //! Claude Code (Anthropic's terminal agent): settings.json at user, project and managed scope.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const SETTINGS_DOC: &str = "https://code.claude.com/docs/en/settings";
@@ -11,11 +12,22 @@ const NETWORK_DOC: &str = "https://code.claude.com/docs/en/network-config";
 const MCP_DOC: &str = "https://code.claude.com/docs/en/mcp";
 const MANAGED_MCP_DOC: &str = "https://code.claude.com/docs/en/managed-mcp";
 
+const SETUP_DOC: &str = "https://code.claude.com/docs/en/setup";
+const TROUBLESHOOTING_DOC: &str = "https://code.claude.com/docs/en/troubleshooting";
+
+/// The native installer's `~/.local/bin/claude`, and the older per-user "local" install.
+static INSTALL_DIRS: &[InstallDir] = &[
+    InstallDir::home(".local/bin", SETUP_DOC),
+    InstallDir::home(".claude/local", TROUBLESHOOTING_DOC),
+];
+
 /// Claude Code.
 pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
     id: "claude-code",
     display_name: "Claude Code",
-    detection: Detection::binary(&["claude"], ">=1.0.0"),
+    detection: Detection::binary(&["claude"], ">=1.0.0")
+        .installed_in(&[INSTALL_DIRS, install::NPM_GLOBAL, install::HOMEBREW])
+        .configured_in(".claude"),
     settings: &[
         SettingsFile::user(".claude/settings.json", SettingsFormat::Json),
         SettingsFile::project(".claude/settings.json", SettingsFormat::Json),

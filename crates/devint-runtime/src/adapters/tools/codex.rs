@@ -1,6 +1,7 @@
 //! Codex CLI (OpenAI): TOML config at user, trusted-project and managed scope.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const CONFIG_DOC: &str = "https://developers.openai.com/codex/config-basic";
@@ -20,7 +21,9 @@ const GATEWAY_SCOPES: ScopeSet = ScopeSet {
 pub static CODEX: ToolDescriptor = ToolDescriptor {
     id: "codex",
     display_name: "Codex CLI",
-    detection: Detection::binary(&["codex"], ">=0.30.0"),
+    detection: Detection::binary(&["codex"], ">=0.30.0")
+        .installed_in(&[install::NPM_GLOBAL, install::HOMEBREW])
+        .configured_in(".codex"),
     settings: &[
         SettingsFile::user(".codex/config.toml", SettingsFormat::Toml),
         SettingsFile::project(".codex/config.toml", SettingsFormat::Toml),

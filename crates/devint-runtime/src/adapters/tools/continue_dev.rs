@@ -2,6 +2,7 @@
 
 use super::vscode;
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://docs.continue.dev/reference";
@@ -24,6 +25,8 @@ pub static CONTINUE: ToolDescriptor = ToolDescriptor {
         version_args: &["--version"],
         supported: ">=1.0.0",
         extensions: &[vscode::extension("continue.continue-")],
+        install_dirs: &[install::NPM_GLOBAL],
+        config_dir: Some(".continue"),
     },
     settings: &[SettingsFile::user(
         ".continue/config.yaml",

@@ -12,11 +12,25 @@ const NO_PROXY: &str = "Cursor's http.proxy lives in its VS Code-style settings.
 const NO_MCP: &str = "Cursor has no MCP deny list; MCP calls are gated by the beforeMCPExecution hook that the hooks mechanism installs";
 const NO_APPROVAL: &str = "Cursor's allow and deny lists live in cli-config.json and app state, not in hooks.json; use the hooks mechanism to gate actions";
 
+const SHELL_DOC: &str = "https://cursor.com/docs/configuration/shell";
+
+/// The `cursor` shell command: the link "Install 'cursor' command" makes, and the app
+/// bundle it points into.
+static INSTALL_DIRS: &[InstallDir] = &[
+    InstallDir::absolute("/usr/local/bin", SHELL_DOC),
+    InstallDir::absolute(
+        "/Applications/Cursor.app/Contents/Resources/app/bin",
+        SHELL_DOC,
+    ),
+];
+
 /// Cursor.
 pub static CURSOR: ToolDescriptor = ToolDescriptor {
     id: "cursor",
     display_name: "Cursor",
-    detection: Detection::binary(&["cursor"], ">=1.7.0"),
+    detection: Detection::binary(&["cursor"], ">=1.7.0")
+        .installed_in(&[INSTALL_DIRS])
+        .configured_in(".cursor"),
     settings: &[
         SettingsFile::user(".cursor/hooks.json", SettingsFormat::Json),
         SettingsFile::project(".cursor/hooks.json", SettingsFormat::Json),

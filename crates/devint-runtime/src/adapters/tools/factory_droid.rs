@@ -12,11 +12,18 @@ const NO_GATEWAY: &str = "Droid's custom model endpoints are list entries (custo
 const NO_PROXY: &str = "Droid takes a proxy from the HTTPS_PROXY environment of its launch; settings.json has no proxy key devint can vouch for";
 const NO_MCP: &str = "Droid's MCP servers live in .factory/mcp.json, disabled per server entry; there is no deny list in settings.json";
 
+const INSTALL_DOC: &str = "https://docs.factory.ai/cli/getting-started/quickstart";
+
+/// The install script's directory.
+static INSTALL_DIRS: &[InstallDir] = &[InstallDir::home(".local/bin", INSTALL_DOC)];
+
 /// Factory Droid.
 pub static FACTORY_DROID: ToolDescriptor = ToolDescriptor {
     id: "factory-droid",
     display_name: "Factory Droid",
-    detection: Detection::binary(&["droid"], ">=0.18.0"),
+    detection: Detection::binary(&["droid"], ">=0.18.0")
+        .installed_in(&[INSTALL_DIRS])
+        .configured_in(".factory"),
     settings: &[
         SettingsFile::user(".factory/settings.json", SettingsFormat::Json),
         SettingsFile::project(".factory/settings.json", SettingsFormat::Json),

@@ -1,6 +1,7 @@
 //! Gemini CLI (Google): settings.json (v2 nested keys) at user, project and system scope.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const CONFIG_DOC: &str = "https://geminicli.com/docs/cli/configuration";
@@ -30,7 +31,9 @@ pub(super) const TOOLS_EXCLUDE: MechanismSupport = MechanismSupport::Native {
 pub static GEMINI_CLI: ToolDescriptor = ToolDescriptor {
     id: "gemini-cli",
     display_name: "Gemini CLI",
-    detection: Detection::binary(&["gemini"], ">=0.3.0"),
+    detection: Detection::binary(&["gemini"], ">=0.3.0")
+        .installed_in(&[install::NPM_GLOBAL, install::HOMEBREW])
+        .configured_in(".gemini"),
     settings: &[
         SettingsFile::user(".gemini/settings.json", SettingsFormat::Jsonc),
         SettingsFile::project(".gemini/settings.json", SettingsFormat::Jsonc),

@@ -1,6 +1,7 @@
 //! Goose (Block): `~/.config/goose/config.yaml`.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://block.github.io/goose/docs/guides/config-files";
@@ -11,11 +12,18 @@ const NO_HOOKS: &str = "Goose documents no command hooks before tool actions";
 const NO_MCP: &str = "Goose has no extension deny list; an extension is disabled only inside its own extensions entry, which devint does not own";
 const NO_MANAGED: &str = "Goose documents no administrator-managed settings file";
 
+const INSTALL_DOC: &str = "https://block.github.io/goose/docs/getting-started/installation";
+
+/// `download_cli.sh`'s default `GOOSE_BIN_DIR`.
+static INSTALL_DIRS: &[InstallDir] = &[InstallDir::home(".local/bin", INSTALL_DOC)];
+
 /// Goose.
 pub static GOOSE: ToolDescriptor = ToolDescriptor {
     id: "goose",
     display_name: "Goose",
-    detection: Detection::binary(&["goose"], ">=1.0.0"),
+    detection: Detection::binary(&["goose"], ">=1.0.0")
+        .installed_in(&[INSTALL_DIRS, install::HOMEBREW])
+        .configured_in(".config/goose"),
     settings: &[SettingsFile::user(".config/goose/config.yaml", SettingsFormat::Yaml)],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Adapted {

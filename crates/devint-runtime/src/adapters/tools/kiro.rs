@@ -16,11 +16,22 @@ const NO_APPROVAL: &str =
     "Kiro's trusted commands are set through its UI, not a settings key devint can vouch for";
 const NO_MANAGED: &str = "Kiro documents no administrator-managed settings file";
 
+const CLI_DOC: &str = "https://kiro.dev/docs/editor/cli/";
+
+/// The macOS app bundle's command directory (Linux packages install into `/usr/bin`,
+/// which is on every `PATH`).
+static INSTALL_DIRS: &[InstallDir] = &[InstallDir::absolute(
+    "/Applications/Kiro.app/Contents/Resources/app/bin",
+    CLI_DOC,
+)];
+
 /// Kiro.
 pub static KIRO: ToolDescriptor = ToolDescriptor {
     id: "kiro",
     display_name: "Kiro",
-    detection: Detection::binary(&["kiro"], ">=0.1.0"),
+    detection: Detection::binary(&["kiro"], ">=0.1.0")
+        .installed_in(&[INSTALL_DIRS])
+        .configured_in(".kiro"),
     settings: &[SettingsFile::user(
         ".config/Kiro/User/settings.json",
         SettingsFormat::Jsonc,

@@ -1,6 +1,7 @@
 //! OpenCode (sst): opencode.json (JSONC) at user and project scope.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const CONFIG_DOC: &str = "https://opencode.ai/docs/config/";
@@ -15,11 +16,18 @@ const NO_HOOKS: &str =
 const NO_MCP: &str = "OpenCode has no MCP deny list; a server is disabled only inside its own mcp entry, which devint does not own";
 const NO_MANAGED: &str = "OpenCode documents no administrator-managed settings file";
 
+const INSTALL_DOC: &str = "https://opencode.ai/docs/";
+
+/// The install script's default directory.
+static INSTALL_DIRS: &[InstallDir] = &[InstallDir::home(".opencode/bin", INSTALL_DOC)];
+
 /// OpenCode.
 pub static OPENCODE: ToolDescriptor = ToolDescriptor {
     id: "opencode",
     display_name: "OpenCode",
-    detection: Detection::binary(&["opencode"], ">=0.5.0"),
+    detection: Detection::binary(&["opencode"], ">=0.5.0")
+        .installed_in(&[INSTALL_DIRS, install::NPM_GLOBAL, install::HOMEBREW])
+        .configured_in(".config/opencode"),
     settings: &[
         SettingsFile::user(".config/opencode/opencode.json", SettingsFormat::Jsonc),
         SettingsFile::project("opencode.json", SettingsFormat::Jsonc),

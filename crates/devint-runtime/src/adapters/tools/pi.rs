@@ -5,6 +5,7 @@
 //! descriptor says so rather than inventing keys.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://pi.dev/docs/latest";
@@ -23,7 +24,9 @@ const NO_MANAGED: &str = "Pi documents no administrator-managed settings file";
 pub static PI: ToolDescriptor = ToolDescriptor {
     id: "pi",
     display_name: "Pi",
-    detection: Detection::binary(&["pi"], ">=0.10.0"),
+    detection: Detection::binary(&["pi"], ">=0.10.0")
+        .installed_in(&[install::NPM_GLOBAL])
+        .configured_in(".pi"),
     settings: &[
         SettingsFile::user(".pi/agent/settings.json", SettingsFormat::Json),
         SettingsFile::project(".pi/settings.json", SettingsFormat::Json),

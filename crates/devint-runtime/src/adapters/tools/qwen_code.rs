@@ -2,6 +2,7 @@
 
 use super::gemini_cli;
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/";
@@ -14,7 +15,9 @@ const NO_HOOKS: &str = "Qwen Code documents no command hooks before tool actions
 pub static QWEN_CODE: ToolDescriptor = ToolDescriptor {
     id: "qwen-code",
     display_name: "Qwen Code",
-    detection: Detection::binary(&["qwen"], ">=0.1.0"),
+    detection: Detection::binary(&["qwen"], ">=0.1.0")
+        .installed_in(&[install::NPM_GLOBAL, install::HOMEBREW])
+        .configured_in(".qwen"),
     settings: &[
         SettingsFile::user(".qwen/settings.json", SettingsFormat::Jsonc),
         SettingsFile::project(".qwen/settings.json", SettingsFormat::Jsonc),

@@ -13,11 +13,20 @@ const NO_PROXY: &str = "Windsurf's http.proxy lives in its editor settings.json,
 const NO_MCP: &str = "Windsurf's MCP servers live in mcp_config.json with no deny list; MCP calls are gated by the pre_mcp_tool_use hook the hooks mechanism installs";
 const NO_APPROVAL: &str = "Cascade's allow and deny command lists are editor settings, not keys of hooks.json; use the hooks mechanism to gate commands";
 
+/// The `windsurf` command's directory that setup puts on the shell's `PATH`, and the
+/// macOS app bundle's.
+static INSTALL_DIRS: &[InstallDir] = &[
+    InstallDir::home(".codeium/windsurf/bin", DOC),
+    InstallDir::absolute("/Applications/Windsurf.app/Contents/Resources/app/bin", DOC),
+];
+
 /// Windsurf (Cascade).
 pub static WINDSURF_CASCADE: ToolDescriptor = ToolDescriptor {
     id: "windsurf-cascade",
     display_name: "Windsurf (Cascade)",
-    detection: Detection::binary(&["windsurf"], ">=1.12.0"),
+    detection: Detection::binary(&["windsurf"], ">=1.12.0")
+        .installed_in(&[INSTALL_DIRS])
+        .configured_in(".codeium/windsurf"),
     settings: &[
         SettingsFile::user(".codeium/windsurf/hooks.json", SettingsFormat::Json),
         SettingsFile::project(".windsurf/hooks.json", SettingsFormat::Json),

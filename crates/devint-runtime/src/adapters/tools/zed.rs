@@ -1,6 +1,7 @@
 //! Zed: `settings.json` (JSONC) at user and project (`.zed/`) scope.
 
 use crate::adapters::descriptor::*;
+use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://zed.dev/docs/configuring-zed";
@@ -12,11 +13,22 @@ const NO_HOOKS: &str = "Zed documents no command hooks before agent tool actions
 const NO_MCP: &str = "Zed's context_servers have no deny list";
 const NO_MANAGED: &str = "Zed documents no administrator-managed settings file";
 
+const LINUX_DOC: &str = "https://zed.dev/docs/linux";
+const CLI_DOC: &str = "https://zed.dev/docs/getting-started";
+
+/// The Linux install script's `~/.local/bin/zed`, and macOS's "Install CLI" link.
+static INSTALL_DIRS: &[InstallDir] = &[
+    InstallDir::home(".local/bin", LINUX_DOC),
+    InstallDir::absolute("/usr/local/bin", CLI_DOC),
+];
+
 /// Zed.
 pub static ZED: ToolDescriptor = ToolDescriptor {
     id: "zed",
     display_name: "Zed",
-    detection: Detection::binary(&["zed", "zeditor"], ">=0.180.0"),
+    detection: Detection::binary(&["zed", "zeditor"], ">=0.180.0")
+        .installed_in(&[INSTALL_DIRS, install::HOMEBREW])
+        .configured_in(".config/zed"),
     settings: &[
         SettingsFile::user(".config/zed/settings.json", SettingsFormat::Jsonc),
         SettingsFile::project(".zed/settings.json", SettingsFormat::Jsonc),

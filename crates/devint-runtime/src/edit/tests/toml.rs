@@ -290,3 +290,14 @@ fn elements_join_toml_arrays_and_arrays_of_tables_and_leave_cleanly() {
         Some(json!([{"name": "lint"}, {"name": "mine"}]))
     );
 }
+
+#[test]
+fn the_input_that_panicked_toml_edit_0_23_is_a_parse_error_not_a_panic() {
+    // `env==\nenv.=`: toml_edit 0.23.10 panicked ("all items have spans"), found by a
+    // 25-minute `settings_edit` run; committed as fuzz/corpus/settings_edit/
+    // toml_edit_0_23_panic_env_eq_eq.bin. It must be refused as a parse error.
+    let err = SettingsDoc::parse(SettingsFormat::Toml, "env==\nenv.=")
+        .err()
+        .expect("the document is not valid TOML");
+    assert!(matches!(err, EditError::Parse { .. }), "{err:?}");
+}

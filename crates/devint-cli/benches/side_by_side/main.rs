@@ -1,0 +1,162 @@
+//! What a client sees, in separate processes (issue 15 item 3): the embedded DI-API server
+//! (do-nothing backend), the real `devint serve` (sandboxed HOME, Claude Code integrated),
+//! and a raw Unix-socket echo server, each in its own process, measured by one blocking
+//! client process in interleaved rounds. Every DI-API figure is a ratio to the echo server
+//! answering the same sizes in the same round; the report gives the median over rounds and
+//! the spread (min–max) of each ratio.
+//!
+//! ```sh
+//! cargo bench -p devint-cli --bench side_by_side                 # 5 rounds, ~2 minutes
+//! DEVINT_BENCH_ROUNDS=9 cargo bench -p devint-cli --bench side_by_side
+//! DEVINT_BENCH_SERVERS=embedded cargo bench -p devint-cli --bench side_by_side
+//! DEVINT_BENCH_QUICK=1 cargo bench -p devint-cli --bench side_by_side   # smoke run
+//! ```
+//!
+//! The same binary plays the servers: re-executed with `DEVINT_SIDE_BY_SIDE_ROLE` set to
+//! `echo` or `embedded`. `docs/benchmarks.md` explains every figure and records results.
+
+mod echo;
+mod embedded;
+mod figures;
+mod measure;
+mod report;
+mod roles;
+mod sandbox;
+mod wire;
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let arg = || PathBuf::from(std::env::args_os().nth(1).expect("a role's path argument"));
+    match std::env::var(roles::ROLE_ENV).as_deref() {
+        Ok("echo") => echo::run(&arg()),
+        Ok("embedded") => embedded::run(&arg()),
+        Ok(other) => panic!("unknown role {other:?}"),
+        Err(_) => drive(),
+    }
+}
+
+/// Which servers, how many rounds, how long each measurement.
+pub struct Settings {
+    rounds: usize,
+    servers: Vec<String>,
+    budget: measure::Budget,
+    window: std::time::Duration,
+}
+
+impl Settings {
+    fn from_env() -> Settings {
+        use std::time::Duration;
+        let quick = std::env::var_os("DEVINT_BENCH_QUICK").is_some_and(|v| v != "0");
+        let rounds = std::env::var("DEVINT_BENCH_ROUNDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|r| *r > 0)
+            .unwrap_or(if quick { 1 } else { 5 });
+        let servers = std::env::var("DEVINT_BENCH_SERVERS")
+            .unwrap_or_else(|_| "embedded,serve".into())
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let (time, window) = if quick {
+            (Duration::from_millis(40), Duration::from_millis(60))
+        } else {
+            (Duration::from_millis(400), Duration::from_millis(600))
+        };
+        Settings {
+            rounds,
+            servers,
+            budget: measure::Budget {
+                time,
+                max_samples: 20_000,
+                min_samples: if quick { 5 } else { 20 },
+            },
+            window,
+        }
+    }
+
+    fn wants(&self, server: &str) -> bool {
+        self.servers.iter().any(|s| s == server)
+    }
+}
+
+fn private_dir(path: &Path) {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(path)
+        .unwrap_or_else(|e| panic!("create {}: {e}", path.display()));
+}
+
+fn drive() {
+    let settings = Settings::from_env();
+    let dir = tempfile::Builder::new()
+        .prefix("dsb")
+        .tempdir_in("/tmp")
+        .expect("a scratch directory");
+    let root = dir.path();
+    std::fs::set_permissions(root, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("scratch directory mode");
+    let load_before = report::load_average();
+
+    let echo_socket = root.join("echo.sock");
+    let echo = roles::start_role("echo", &echo_socket, echo_socket.clone());
+    let mut subjects = Vec::new();
+    let mut processes = Vec::new();
+    if settings.wants("embedded") {
+        let at = root.join("embedded");
+        private_dir(&at);
+        let server = roles::start_role("embedded", &at, at.join("run/devint.sock"));
+        let token = read_token(&at.join("token"));
+        subjects.push(figures::Subject::learn("embedded", &server.socket, &token));
+        processes.push(server);
+    }
+    let mut serve_log = None;
+    if settings.wants("serve") {
+        let at = root.join("serve");
+        private_dir(&at);
+        let sandbox = sandbox::Sandbox::new(&at);
+        let server = sandbox.serve();
+        let token = read_token(&sandbox.token_file());
+        subjects.push(figures::Subject::learn(
+            "devint serve",
+            &server.socket,
+            &token,
+        ));
+        serve_log = Some(sandbox.log());
+        processes.push(server);
+    }
+    assert!(
+        !subjects.is_empty(),
+        "DEVINT_BENCH_SERVERS names no server (embedded, serve)"
+    );
+
+    // One discarded pass warms every process (allocators, caches, the kernel's socket
+    // buffers) before the rounds that count.
+    let warm = Settings {
+        rounds: 1,
+        budget: measure::Budget {
+            time: settings.budget.time / 4,
+            ..settings.budget
+        },
+        window: settings.window / 4,
+        servers: Vec::new(),
+    };
+    figures::run_rounds(&subjects, &echo.socket, &warm);
+    let results = figures::run_rounds(&subjects, &echo.socket, &settings);
+    report::print(&subjects, &results, &settings, load_before);
+    if let Some(log) = serve_log {
+        let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+        println!("devint serve wrote {size} bytes of log during the run");
+    }
+    drop(processes);
+    drop(echo);
+}
+
+fn read_token(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("read the token {}: {e}", path.display()))
+        .trim()
+        .to_owned()
+}

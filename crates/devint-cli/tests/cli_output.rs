@@ -1,0 +1,139 @@
+//! Every human output of the command, snapshotted from the real binary against a real
+//! `devint serve` in a sandbox (ids, digests, times and paths redacted). A change of
+//! wording shows up here as a snapshot diff to review.
+
+mod cli_support;
+
+use cli_support::Sandbox;
+
+/// A settings file a Claude Code user might have.
+const SETTINGS: &str =
+    "{\n  \"model\": \"claude-sonnet-4-5\",\n  \"env\": { \"DISABLE_TELEMETRY\": \"1\" }\n}\n";
+
+fn plan_id(stdout: &str) -> String {
+    stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("devint apply claude-code --plan "))
+        .expect("plan prints the command that applies it")
+        .to_owned()
+}
+
+#[test]
+fn the_journey_reads_as_words_with_one_result_line_per_command() {
+    let mut s = Sandbox::new();
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    s.serve();
+    s.snapshot(
+        "enrol",
+        &["enrol", "--client", "cli", "--all-tools", "--verbs", "full"],
+    );
+    s.snapshot("tools", &["tools"]);
+    s.snapshot("status_overview_before", &["status"]);
+    s.snapshot("status_before", &["status", "claude-code"]);
+    let (code, stdout) = s.snapshot("plan", &["plan", "claude-code", "--scope", "user"]);
+    assert_eq!(code, 0);
+    let id = plan_id(&stdout);
+    s.snapshot(
+        "apply_plan",
+        &["apply", "claude-code", "--plan", &id, "--yes"],
+    );
+    s.snapshot(
+        "apply_plan_again_is_refused",
+        &["apply", "claude-code", "--plan", &id, "--yes"],
+    );
+    s.snapshot("status_after_apply", &["status", "claude-code"]);
+    s.snapshot("verify", &["verify", "claude-code"]);
+    s.snapshot("status_overview_integrated", &["status"]);
+    // Something changes the value devint wrote.
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        text.replace("http://127.0.0.1:4000", "http://elsewhere.invalid"),
+    )
+    .unwrap();
+    s.snapshot("status_drifted", &["status", "claude-code"]);
+    s.snapshot("status_overview_drifted", &["status"]);
+    s.snapshot("repair", &["repair", "claude-code", "--yes"]);
+    s.snapshot(
+        "events",
+        &["events", "claude-code", "--since", "2023-11-14T22:13:20Z"],
+    );
+    s.snapshot(
+        "approve",
+        &[
+            "approve",
+            "claude-code",
+            "0123456789abcdef0123456789abcdef",
+            "defer",
+        ],
+    );
+    s.snapshot("remove", &["remove", "claude-code", "--yes"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
+    s.snapshot("remove_nothing_installed", &["remove", "codex"]);
+    s.snapshot(
+        "apply_scope_preview",
+        &["apply", "claude-code", "--scope", "user", "--yes"],
+    );
+    s.snapshot(
+        "apply_again_unchanged",
+        &["apply", "claude-code", "--scope", "user", "--yes"],
+    );
+    s.snapshot("tokens_list", &["tokens", "list"]);
+}
+
+#[test]
+fn refusals_name_what_was_refused_and_what_to_do() {
+    let mut s = Sandbox::new();
+    s.snapshot("not_running", &["tools"]);
+    s.serve();
+    s.snapshot("not_enrolled", &["tools"]);
+    s.enrol("read-only");
+    s.snapshot("unknown_tool", &["status", "codx"]);
+    s.snapshot("malformed_tool", &["status", "Claude_Code"]);
+    s.snapshot("out_of_scope", &["plan", "claude-code", "--scope", "user"]);
+    s.snapshot("scope_value", &["plan", "claude-code", "--scope", "usr"]);
+    s.snapshot(
+        "approval_id",
+        &["approve", "claude-code", "an id", "approve"],
+    );
+    s.snapshot(
+        "flag_does_not_apply",
+        &["status", "--state-dir", "/nonexistent"],
+    );
+    s.snapshot(
+        "apply_unknown_plan",
+        &[
+            "apply",
+            "claude-code",
+            "--plan",
+            "0123456789abcdef0123456789abcdef",
+        ],
+    );
+}
+
+#[test]
+fn profiles_version_and_demo_read_as_words() {
+    let mut s = Sandbox::new();
+    s.snapshot("profile_list_before_serve", &["profile", "list"]);
+    s.snapshot("version_no_runtime", &["version"]);
+    s.serve();
+    std::fs::create_dir_all(s.state().join("devint/runtime/profiles")).unwrap();
+    std::fs::write(
+        s.state().join("devint/runtime/profiles/team.toml"),
+        "display_name = \"Team\"\ngateway_base_url = \"https://gw.example\"\nhook_command = \"aa-hook\"\nmcp_deny = [\"shell\"]\n",
+    )
+    .unwrap();
+    s.snapshot("profile_list", &["profile", "list"]);
+    s.snapshot("profile_show", &["profile", "show", "recommended"]);
+    s.snapshot("profile_show_team", &["profile", "show", "team"]);
+    s.snapshot("profile_show_unknown", &["profile", "show", "recomended"]);
+    s.snapshot("version", &["version"]);
+}
+
+#[test]
+fn the_demo_narrates_every_step() {
+    let s = Sandbox::new();
+    let (code, _) = s.snapshot("demo", &["demo"]);
+    assert_eq!(code, 0);
+}

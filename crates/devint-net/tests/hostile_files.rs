@@ -1,0 +1,162 @@
+//! Issue 16 item 1 for the socket layer's readers: the enrolment book (opened by the server
+//! on its async workers, so the open must never block), the client's token file (a FIFO
+//! must not hang the CLI) and the audit log. Each meets a FIFO, a device, a socket, a
+//! directory and an oversize file and must answer within two seconds (or the test fails
+//! instead of hanging) with an error naming what the path is.
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use devint::auth::BOOK_MAX_BYTES;
+use devint_net::audit_log::JsonLinesAuditLog;
+use devint_net::book::BookFile;
+use devint_net::token_file::read_token_file;
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Fifo,
+    Device,
+    Socket,
+    Directory,
+    Oversize,
+}
+
+const KINDS: [Kind; 5] = [
+    Kind::Fifo,
+    Kind::Device,
+    Kind::Socket,
+    Kind::Directory,
+    Kind::Oversize,
+];
+
+fn private_dir() -> tempfile::TempDir {
+    let d = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    d
+}
+
+/// Plants `kind` at `path`; these readers never follow a symlink, so a device is a real
+/// one (root only: skipped with a printed reason otherwise). Answers the words the error
+/// must hold.
+fn plant(path: &Path, kind: Kind, oversize: u64) -> Option<(&'static str, Option<UnixListener>)> {
+    match kind {
+        Kind::Fifo => {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                path,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                0,
+            )
+            .unwrap();
+            Some(("named pipe", None))
+        }
+        Kind::Device if rustix::process::geteuid().is_root() => {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                path,
+                rustix::fs::FileType::CharacterDevice,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                rustix::fs::makedev(1, 5),
+            )
+            .unwrap();
+            Some(("character device", None))
+        }
+        Kind::Device => {
+            println!(
+                "skipped: a device at {} needs root to mknod",
+                path.display()
+            );
+            None
+        }
+        Kind::Socket => Some(("socket", Some(UnixListener::bind(path).unwrap()))),
+        Kind::Directory => {
+            std::fs::create_dir(path).unwrap();
+            Some(("directory", None))
+        }
+        Kind::Oversize => {
+            let f = std::fs::File::create(path).unwrap();
+            f.set_len(oversize).unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+            Some(("larger than", None))
+        }
+    }
+}
+
+fn within<T: Send + 'static>(what: String, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(2))
+        .unwrap_or_else(|_| panic!("{what}: the reader blocked instead of refusing"))
+}
+
+/// Runs `read` against every kind planted at `<dir>/<name>`; an oversize file's error must
+/// say `oversize_words`.
+fn every_kind(name: &str, oversize: u64, oversize_words: &str, read: fn(PathBuf) -> String) {
+    for kind in KINDS {
+        let dir = private_dir();
+        let path = dir.path().join(name);
+        let Some((words, _guard)) = plant(&path, kind, oversize) else {
+            continue;
+        };
+        let words = match kind {
+            Kind::Oversize => oversize_words,
+            _ => words,
+        };
+        let message = within(format!("{name} {kind:?}"), move || read(path));
+        assert!(
+            message.contains(words),
+            "{name} meeting {kind:?}: the error does not say {words:?}: {message}"
+        );
+        assert!(message.contains(name), "{name} {kind:?}: {message}");
+    }
+}
+
+#[test]
+fn the_enrolment_book_reader_refuses_every_non_regular_or_oversize_file() {
+    every_kind("book.json", BOOK_MAX_BYTES + 1, "larger than", |path| {
+        BookFile::new(path).load().unwrap_err().to_string()
+    });
+}
+
+#[test]
+fn the_token_file_reader_refuses_every_non_regular_file() {
+    // A token file is read 66 bytes at most: an oversize one is malformed, never read whole.
+    every_kind(
+        "devint.token",
+        1 << 30,
+        "does not hold one token",
+        |path| match read_token_file(&path) {
+            Err(e) => e.to_string(),
+            Ok(_) => "a token was read".into(),
+        },
+    );
+}
+
+#[test]
+fn the_audit_log_open_refuses_every_non_regular_file() {
+    // The log is append-only and read line by line, each line capped; an oversize log is a
+    // regular file and opens (it is not read whole), so that case is the line cap instead.
+    for kind in [Kind::Fifo, Kind::Device, Kind::Socket, Kind::Directory] {
+        let dir = private_dir();
+        let path = dir.path().join("audit.jsonl");
+        let Some((words, _guard)) = plant(&path, kind, 0) else {
+            continue;
+        };
+        let message = within(format!("audit log {kind:?}"), move || {
+            JsonLinesAuditLog::open(path).unwrap_err().to_string()
+        });
+        assert!(message.contains(words), "audit log {kind:?}: {message}");
+    }
+    let dir = private_dir();
+    let path = dir.path().join("audit.jsonl");
+    std::fs::write(&path, vec![b'x'; 128 * 1024]).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let e = JsonLinesAuditLog::open(path).unwrap_err().to_string();
+    assert!(e.contains("damaged at line 1"), "{e}");
+}

@@ -1,0 +1,166 @@
+//! Where a tool's binary is looked for, and the lookup itself.
+//!
+//! Owns the search order — the runtime's `PATH`, then the descriptor's documented install
+//! directories (`~` resolved against the runtime's `HOME`, absolute ones under the
+//! detector's root, a `*` segment expanded to every entry, highest version first), each
+//! directory once — and finding the first executable of a tool's names in it. Must never
+//! read the process environment, run anything, or write anything: it only `stat`s and
+//! lists directories.
+
+use std::fs::Metadata;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use super::descriptor::{Detection, InstallDir, PathBase};
+use super::detect::parse_version;
+
+/// A found binary: where, and the `stat` of the file it resolves to.
+#[derive(Debug, Clone)]
+pub struct FoundBinary {
+    /// The path it was found at (before symlinks are followed).
+    pub path: PathBuf,
+    /// The identity of the file it resolves to.
+    pub identity: FileIdentity,
+}
+
+/// What identifies one version of a file: device, inode, size and modification time of the
+/// file a path resolves to. A replaced binary (a package upgrade, a repointed symlink, a
+/// rewrite in place) changes at least one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileIdentity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+}
+
+impl FileIdentity {
+    /// The identity of the file `metadata` describes.
+    pub fn of(metadata: &Metadata) -> FileIdentity {
+        FileIdentity {
+            dev: metadata.dev(),
+            ino: metadata.ino(),
+            size: metadata.size(),
+            mtime: (metadata.mtime(), metadata.mtime_nsec()),
+        }
+    }
+
+    /// Whether the file was last modified at least two seconds ago. A directory changed
+    /// again within the file system's timestamp granularity can keep its mtime, so an
+    /// identity that recent does not prove "unchanged since" (git's "racily clean").
+    pub fn is_settled(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        now.saturating_sub(self.mtime.0) >= 2
+    }
+
+    /// The identity of what `path` resolves to now, if it exists.
+    pub fn at(path: &Path) -> Option<FileIdentity> {
+        std::fs::metadata(path).ok().map(|m| FileIdentity::of(&m))
+    }
+}
+
+/// The directories searched for a tool's binaries, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchDirs {
+    /// Every directory, each once: `PATH`'s entries first, then the install directories.
+    pub dirs: Vec<PathBuf>,
+    /// How many of `dirs` came from `PATH`.
+    pub from_path: usize,
+}
+
+impl SearchDirs {
+    /// The directories searched for `detection`'s binaries: `path_env`'s entries, then the
+    /// install directories (`~` against `home`, absolute ones under `root`); none for a
+    /// tool without binaries.
+    pub fn new(detection: &Detection, path_env: &str, home: &Path, root: &Path) -> SearchDirs {
+        if detection.binaries.is_empty() {
+            return SearchDirs {
+                dirs: Vec::new(),
+                from_path: 0,
+            };
+        }
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for dir in path_env.split(':').filter(|d| !d.is_empty()) {
+            push_new(&mut dirs, PathBuf::from(dir));
+        }
+        let from_path = dirs.len();
+        for group in detection.install_dirs {
+            for dir in *group {
+                for expanded in expand(dir, home, root) {
+                    push_new(&mut dirs, expanded);
+                }
+            }
+        }
+        SearchDirs { dirs, from_path }
+    }
+
+    /// The first executable named one of `names` here (names in order, then directories).
+    pub fn find(&self, names: &[&str]) -> Option<FoundBinary> {
+        find_binary(names, &self.dirs)
+    }
+}
+
+fn push_new(dirs: &mut Vec<PathBuf>, dir: PathBuf) {
+    if !dirs.contains(&dir) {
+        dirs.push(dir);
+    }
+}
+
+/// The install directory as a path, its `*` segment expanded (highest version first; an
+/// unreadable parent expands to nothing).
+fn expand(dir: &InstallDir, home: &Path, root: &Path) -> Vec<PathBuf> {
+    let base = match dir.base {
+        PathBase::Home => home.to_path_buf(),
+        _ => root.to_path_buf(),
+    };
+    let relative = dir.path.trim_start_matches('/');
+    let Some((before, after)) = relative.split_once("/*") else {
+        return vec![base.join(relative)];
+    };
+    let parent = base.join(before);
+    let after = after.trim_start_matches('/');
+    let Ok(entries) = std::fs::read_dir(&parent) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort_by(|a, b| {
+        parse_version(b)
+            .cmp(&parse_version(a))
+            .then_with(|| b.cmp(a))
+    });
+    names
+        .into_iter()
+        .map(|name| parent.join(name).join(after))
+        .collect()
+}
+
+/// The first executable named one of `names` in `dirs` (names in order, then directories).
+pub fn find_binary(names: &[&str], dirs: &[PathBuf]) -> Option<FoundBinary> {
+    names.iter().find_map(|name| {
+        dirs.iter().find_map(|dir| {
+            let path = dir.join(name);
+            let metadata = std::fs::metadata(&path).ok()?;
+            is_executable(&metadata).then(|| FoundBinary {
+                identity: FileIdentity::of(&metadata),
+                path,
+            })
+        })
+    })
+}
+
+fn is_executable(metadata: &Metadata) -> bool {
+    metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+}
+
+/// `path` as people write it: `~/…` under `home`, otherwise as is.
+pub fn display(path: &Path, home: &Path) -> String {
+    match path.strip_prefix(home) {
+        Ok(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    }
+}

@@ -1,0 +1,229 @@
+//! Issue 16 item 1: every file the runtime reads — settings files, receipts, journals,
+//! policy profiles — is opened without blocking and read only when it is a regular file
+//! within its size cap. Each reader meets a FIFO, a device, a socket, a directory and an
+//! oversize file; each must answer (within two seconds, or the test fails instead of
+//! hanging) with a refusal naming what the path is.
+
+#![cfg(feature = "test-support")]
+
+mod lifecycle_support;
+
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use devint::verbs::StatusState;
+use devint_fs::read::Limit;
+use devint_runtime::reference::ReferenceRuntime;
+use lifecycle_support::*;
+
+/// What to plant where a file should be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Fifo,
+    Device,
+    Socket,
+    Directory,
+    Oversize,
+}
+
+const KINDS: [Kind; 5] = [
+    Kind::Fifo,
+    Kind::Device,
+    Kind::Socket,
+    Kind::Directory,
+    Kind::Oversize,
+];
+
+fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// Puts `kind` at `path` (replacing what is there). A device is a symlink to `/dev/zero`
+/// where the reader follows links, else a real character device (root only). Returns the
+/// words the refusal must contain, and a guard keeping a socket bound; `None` when the kind
+/// cannot be made here (printed).
+fn plant(
+    path: &Path,
+    kind: Kind,
+    follows: bool,
+    limit: Limit,
+) -> Option<(&'static str, Option<UnixListener>)> {
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    match kind {
+        Kind::Fifo => {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                path,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                0,
+            )
+            .unwrap();
+            Some(("named pipe", None))
+        }
+        Kind::Device if follows => {
+            std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+            Some(("character device", None))
+        }
+        Kind::Device if is_root() => {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                path,
+                rustix::fs::FileType::CharacterDevice,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                rustix::fs::makedev(1, 5),
+            )
+            .unwrap();
+            Some(("character device", None))
+        }
+        Kind::Device => {
+            println!("skipped: a device at {} needs root to mknod (this reader refuses symlinks, so /dev/zero cannot be linked in)", path.display());
+            None
+        }
+        Kind::Socket => Some(("socket", Some(UnixListener::bind(path).unwrap()))),
+        Kind::Directory => {
+            std::fs::create_dir(path).unwrap();
+            Some(("directory", None))
+        }
+        Kind::Oversize => {
+            let f = std::fs::File::create(path).unwrap();
+            f.set_len(limit.bytes + 1).unwrap();
+            std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+                .unwrap();
+            Some(("larger than", None))
+        }
+    }
+}
+
+/// Runs `f` on another thread; fails if it has not answered within two seconds.
+fn within<T: Send + 'static>(what: String, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(2))
+        .unwrap_or_else(|_| panic!("{what}: the reader blocked instead of refusing"))
+}
+
+fn assert_names(text: &str, words: &str, kind: Kind, reader: &str) {
+    assert!(
+        text.contains(words),
+        "{reader} meeting {kind:?}: the refusal does not say {words:?}: {text}"
+    );
+}
+
+#[test]
+fn the_settings_reader_refuses_every_non_regular_or_oversize_file() {
+    for kind in KINDS {
+        let sb = Sandbox::new();
+        let Some((words, _guard)) = plant(&sb.settings(), kind, true, Limit::SETTINGS) else {
+            continue;
+        };
+        let root: PathBuf = sb.dir.path().to_owned();
+        let message = within(format!("settings {kind:?}"), move || {
+            let rt = ReferenceRuntime::open(config_for(&root)).unwrap();
+            let mut c = Client::new(&book(), "ide");
+            c.plan_with(
+                &rt,
+                plan_args(devint::verbs::Profile::Recommended, Some("team")),
+            )
+            .unwrap_err()
+            .message
+        });
+        assert_names(&message, words, kind, "settings");
+        assert_names(&message, "settings.json", kind, "settings");
+    }
+}
+
+#[test]
+fn the_receipt_reader_refuses_every_non_regular_or_oversize_file() {
+    for kind in KINDS {
+        let sb = Sandbox::new();
+        sb.write_settings(CLAUDE_SETTINGS);
+        let rt = sb.open();
+        Client::new(&book(), "ide").install(&rt, "team");
+        drop(rt);
+        let receipt = sb.files("receipts").pop().unwrap();
+        let Some((words, _guard)) = plant(&receipt, kind, false, Limit::STATE) else {
+            continue;
+        };
+        let root: PathBuf = sb.dir.path().to_owned();
+        let status = within(format!("receipt {kind:?}"), move || {
+            let rt = ReferenceRuntime::open(config_for(&root)).unwrap();
+            Client::new(&book(), "ide").status(&rt)
+        });
+        assert_eq!(status.state, StatusState::Degraded, "receipt {kind:?}");
+        assert_names(
+            status.state_reason.unwrap().as_str(),
+            words,
+            kind,
+            "receipt",
+        );
+    }
+}
+
+#[test]
+fn the_journal_reader_refuses_every_non_regular_or_oversize_file() {
+    for kind in KINDS {
+        let sb = Sandbox::new();
+        drop(sb.open());
+        let journal = sb.state.join("journal/claude-code.0123456789abcdef.json");
+        let Some((words, _guard)) = plant(&journal, kind, false, Limit::STATE) else {
+            continue;
+        };
+        let root: PathBuf = sb.dir.path().to_owned();
+        let e = within(format!("journal {kind:?}"), move || {
+            ReferenceRuntime::open(config_for(&root))
+                .unwrap_err()
+                .to_string()
+        });
+        assert_names(&e, words, kind, "journal");
+        assert_names(&e, "claude-code.0123456789abcdef.json", kind, "journal");
+    }
+}
+
+#[test]
+fn the_policy_profile_reader_refuses_every_non_regular_or_oversize_file() {
+    for kind in KINDS {
+        let sb = Sandbox::new();
+        let profile = sb.state.join("profiles/team.toml");
+        let Some((words, _guard)) = plant(&profile, kind, true, Limit::PROFILE) else {
+            continue;
+        };
+        let root: PathBuf = sb.dir.path().to_owned();
+        let message = within(format!("profile {kind:?}"), move || {
+            let rt = ReferenceRuntime::open(config_for(&root)).unwrap();
+            let mut c = Client::new(&book(), "ide");
+            c.plan_with(
+                &rt,
+                plan_args(devint::verbs::Profile::Recommended, Some("team")),
+            )
+            .unwrap_err()
+            .message
+        });
+        assert_names(&message, words, kind, "policy profile");
+    }
+}
+
+#[test]
+fn settings_json_linked_to_dev_zero_is_refused_not_read() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.settings().parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", sb.settings()).unwrap();
+    let root: PathBuf = sb.dir.path().to_owned();
+    let message = within("settings.json → /dev/zero".into(), move || {
+        let rt = ReferenceRuntime::open(config_for(&root)).unwrap();
+        let mut c = Client::new(&book(), "ide");
+        c.plan_with(
+            &rt,
+            plan_args(devint::verbs::Profile::Recommended, Some("team")),
+        )
+        .unwrap_err()
+        .message
+    });
+    assert!(message.contains("character device"), "{message}");
+}
