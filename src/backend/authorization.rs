@@ -7,15 +7,17 @@
 
 use super::cancel::CancelSignal;
 use crate::auth::{ClientName, Grant, TokenId};
+use crate::time::UnixSecs;
 use crate::verbs::{ToolId, Verb};
+use crate::version::ApiVersion;
 
 /// Proof that one request was authorised for its verb (the `list_tools` proof).
 #[derive(Debug)]
 pub struct Authorization {
     grant: Grant,
     request_id: u64,
-    version: u32,
-    now: u64,
+    version: ApiVersion,
+    now: UnixSecs,
     cancel: CancelSignal,
 }
 
@@ -32,7 +34,12 @@ static_assertions::assert_impl_all!(Authorization: Send, Sync);
 static_assertions::assert_impl_all!(ToolAuthorization: Send, Sync);
 
 impl Authorization {
-    pub(crate) fn new(grant: Grant, request_id: u64, version: u32, now: u64) -> Authorization {
+    pub(crate) fn new(
+        grant: Grant,
+        request_id: u64,
+        version: ApiVersion,
+        now: UnixSecs,
+    ) -> Authorization {
         Authorization {
             grant,
             request_id,
@@ -67,13 +74,13 @@ impl Authorization {
     }
 
     /// The DI-API version negotiated on the connection.
-    pub fn version(&self) -> u32 {
+    pub fn version(&self) -> ApiVersion {
         self.version
     }
 
-    /// The time the request was admitted (unix seconds); backends use it instead of a clock
-    /// read so a call is judged at one instant.
-    pub fn now(&self) -> u64 {
+    /// The time the request was admitted; backends use it instead of a clock read so a call
+    /// is judged at one instant.
+    pub fn now(&self) -> UnixSecs {
         self.now
     }
 

@@ -529,7 +529,7 @@ impl Command {
             GlobalFlag::StateDir => uses.state_dir,
             GlobalFlag::Output => uses.output,
             GlobalFlag::AllowUnverifiedRuntime => {
-                self.verb().is_some_and(devint::provenance::is_privileged)
+                self.verb().is_some_and(devint::verbs::Verb::is_privileged)
                     || matches!(self, Command::Sidecar { .. })
             }
         }

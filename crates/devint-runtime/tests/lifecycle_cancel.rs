@@ -80,7 +80,7 @@ impl Lifecycle for Capture {
         &self,
         auth: &ToolAuthorization,
         limit: u32,
-        since: u64,
+        since: devint::time::UnixSecs,
     ) -> Result<ScopedEventList, LifecycleError> {
         self.rt.scoped_events(auth, limit, since)
     }

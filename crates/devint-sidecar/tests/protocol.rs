@@ -404,10 +404,7 @@ async fn a_named_client_reads_its_token_file_beside_the_socket() {
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e), ("token_file".into(), 8, Value::Null));
-    assert!(e["message"]
-        .as_str()
-        .unwrap()
-        .contains("/vscode.token"));
+    assert!(e["message"].as_str().unwrap().contains("/vscode.token"));
     std::fs::copy(&rt.token_file, rt.dir.path().join("vscode.token")).unwrap();
     let r = host
         .call(
@@ -416,10 +413,7 @@ async fn a_named_client_reads_its_token_file_beside_the_socket() {
         )
         .await
         .unwrap();
-    assert!(r["token_file"]
-        .as_str()
-        .unwrap()
-        .ends_with("/vscode.token"));
+    assert!(r["token_file"].as_str().unwrap().ends_with("/vscode.token"));
     rt.stop().await;
 }
 

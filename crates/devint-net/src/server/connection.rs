@@ -25,6 +25,7 @@ use tracing::Instrument;
 
 use devint::backend::{CallKind, CancelSignal, LifecycleError};
 use devint::session::{denied, AnyConnection, DenialCause, Dispatch, ServerEnv, Step};
+use devint::time::UnixSecs;
 use devint::verbs::Sentence;
 use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, ServerFrame};
 
@@ -202,8 +203,9 @@ impl Task {
                     } else {
                         // spec §5 rule 8: no Hello within the handshake timeout → dropped,
                         // audited; an idle negotiated connection is closed.
-                        let step = self.conn.handle_timeout(unix_now());
-                        self.act(step, unix_now());
+                        let now = unix_now();
+                        let step = self.conn.handle_timeout(now);
+                        self.act(step, now);
                     }
                 }
                 _ = stop.changed(), if !stopping => {
@@ -216,7 +218,7 @@ impl Task {
     }
 
     /// Act on one step of the session core.
-    fn act(&mut self, step: Step, now: u64) {
+    fn act(&mut self, step: Step, now: UnixSecs) {
         match step {
             Step::Reply {
                 frame,
@@ -238,10 +240,10 @@ impl Task {
     }
 
     /// Run an authorised call here if it never blocks, else on the blocking pool.
-    fn dispatch(&mut self, dispatch: Dispatch, now: u64) {
+    fn dispatch(&mut self, dispatch: Dispatch, now: UnixSecs) {
         let verb = dispatch.call().verb();
-        let inline =
-            !verb.rule().mutating && self.shared.backend.call_kind(verb) == CallKind::NonBlocking;
+        let inline = verb.rule().mutation.is_none()
+            && self.shared.backend.call_kind(verb) == CallKind::NonBlocking;
         if inline {
             let frame = answer_call(&self.shared, dispatch, now);
             self.answer(&frame);
@@ -260,7 +262,7 @@ impl Task {
             verb: verb.token(),
             started,
             deadline: started + self.shared.limits.request_deadline,
-            mutating: verb.rule().mutating,
+            mutating: verb.rule().mutation.is_some(),
             cancel,
             call,
         }));
@@ -463,7 +465,7 @@ async fn peer_gone(stream: &UnixStream) {
 /// Run one authorised call and record its audit events (made durable by a durable sink)
 /// before the answer is handed back: the record is written whatever becomes of the
 /// connection.
-fn answer_call(shared: &Shared, dispatch: Dispatch, now: u64) -> ServerFrame {
+fn answer_call(shared: &Shared, dispatch: Dispatch, now: UnixSecs) -> ServerFrame {
     let answer = dispatch.run(&*shared.backend, now);
     for event in &answer.audit {
         shared.record(event);

@@ -23,8 +23,9 @@ use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
     ApplyMutation, ApplyOutcomeView, ApplyView, CapabilityName, Level, PlanId, ReceiptId,
-    SettingsScope, Sha256Hex, StepId, StepOutcome, StepOutcomeView, APPLY_OUTCOME_SINCE,
+    SettingsScope, Sha256Hex, StepId, StepOutcome, StepOutcomeView,
 };
+use devint::version::APPLY_OUTCOME_SINCE;
 use devint_fs::durable;
 use std::path::{Path, PathBuf};
 
@@ -92,7 +93,7 @@ impl ReferenceRuntime {
         auth.cancel_signal().check()?;
         let plan = self
             .plans
-            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now())
+            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now().get())
             .map_err(|r| refuse(r.to_string(), "plan again, then apply the new plan id"))?;
         if let Some(why) = &plan.blocked {
             return Err(refuse(
@@ -239,8 +240,8 @@ impl ReferenceRuntime {
             format: plan.format,
             profile: plan.profile.clone(),
             planned_level: plan.planned_level,
-            installed_at: existing.map_or(auth.now(), |r| r.installed_at),
-            updated_at: auth.now(),
+            installed_at: existing.map_or(auth.now().get(), |r| r.installed_at),
+            updated_at: auth.now().get(),
             fingerprint: fingerprint(&keys, |p| checked.after.get(p)),
             keys,
             reversal,
@@ -313,7 +314,7 @@ impl ReferenceRuntime {
         detail: String,
         steps: Vec<StepOutcomeView>,
     ) -> Result<ApplyView, LifecycleError> {
-        if auth.version() < APPLY_OUTCOME_SINCE {
+        if !auth.version().has(APPLY_OUTCOME_SINCE) {
             return Err(refuse(
                 format!("apply failed: {detail}"),
                 "fix the cause named here, then plan again",

@@ -82,11 +82,11 @@ impl ReferenceRuntime {
                 id: view.plan_id.clone(),
                 tool: auth.tool().clone(),
                 token: auth.token_id().clone(),
-                expires_at: auth.now().saturating_add(self.config.plan_ttl.as_secs()),
+                expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
                 consumed: false,
                 body: PlanBody::Removal(RemovalPlan { scopes }),
             },
-            auth.now(),
+            auth.now().get(),
         );
         Ok(view)
     }
@@ -100,7 +100,7 @@ impl ReferenceRuntime {
         auth.cancel_signal().check()?;
         let plan = self
             .plans
-            .take_removal(id, auth.tool(), auth.token_id(), auth.now())
+            .take_removal(id, auth.tool(), auth.token_id(), auth.now().get())
             .map_err(|r| {
                 refuse(
                     r.to_string(),

@@ -81,7 +81,14 @@ impl ReferenceRuntime {
                 });
                 break;
             }
-            self.write_repair(&receipt, &receipt_path, &key, &current, &text, auth.now())?;
+            self.write_repair(
+                &receipt,
+                &receipt_path,
+                &key,
+                &current,
+                &text,
+                auth.now().get(),
+            )?;
             written += 1;
             if current.text.is_none() {
                 if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
