@@ -12,7 +12,8 @@
 //!   carried an enrolled, unrevoked, unexpired token whose scope covers it;
 //! - at most one `HelloAck` or `Incompatible` per connection;
 //! - every `Denied` has a code in 1..=8, a non-empty remediation, `request_id` 0 for a
-//!   protocol violation (the request's id otherwise), and never contains a presented token;
+//!   protocol violation (the request's id otherwise), and never contains a presented
+//!   secret-shaped token;
 //! - every `Response` echoes its request's id and verb and sets exactly one view;
 //! - no frame after the connection closed;
 //! - every frame the server writes encodes and decodes back to itself.
@@ -146,12 +147,32 @@ fn well_formed_request(id: u64, verb: i32, token: &str, tool: &str) -> pb::Reque
     }
 }
 
-/// What the harness remembers about one request it sent.
+/// What the harness remembers about one request the server decoded. Taken from the decoded
+/// frame, never from what the harness meant to send: a `Raw` chunk can hold a whole request
+/// (or finish one an earlier chunk began), and the oracle must judge what the server saw.
 struct Sent {
     id: u64,
     token: String,
     verb: i32,
     tool: String,
+}
+
+impl Sent {
+    fn of(request: &pb::Request) -> Sent {
+        Sent {
+            id: request.request_id,
+            token: request.capability_token.clone(),
+            verb: request.verb,
+            tool: request.tool_id.clone(),
+        }
+    }
+
+    /// Whether the presented token has a secret's shape (64 hex digits, any case), so that
+    /// finding it in a reply would be a leak. Shorter text a raw chunk presents is no
+    /// secret, and may be a word the reply rightly uses.
+    fn token_is_secret_shaped(&self) -> bool {
+        self.token.len() == 64 && self.token.bytes().all(|b| b.is_ascii_hexdigit())
+    }
 }
 
 struct ServerRig {
@@ -249,7 +270,7 @@ impl ServerRig {
                 let token = self.tokens.hex(token);
                 self.send_request(well_formed_request(id, verb, &token, &tool));
             }
-            Action::Raw(bytes) => self.feed(&bytes, None),
+            Action::Raw(bytes) => self.feed(&bytes),
             Action::Advance(secs) => {
                 self.now = self
                     .now
@@ -279,33 +300,28 @@ impl ServerRig {
             lifecycle_schema_versions: schemas,
         });
         if let Ok(bytes) = encode(&frame) {
-            self.feed(&bytes, None);
+            self.feed(&bytes);
         }
     }
 
     fn send_request(&mut self, request: pb::Request) {
-        let sent = Sent {
-            id: request.request_id,
-            token: request.capability_token.clone(),
-            verb: request.verb,
-            tool: request.tool_id.clone(),
-        };
         if let Ok(bytes) = encode(&ClientFrame::Request(request)) {
-            self.feed(&bytes, Some(&sent));
+            self.feed(&bytes);
         }
     }
 
-    /// Bytes into the decoder; every frame or error out of it into the connection.
-    fn feed(&mut self, mut input: &[u8], sent: Option<&Sent>) {
+    /// Bytes into the decoder; every frame or error out of it into the connection. Each
+    /// request is judged by what the decoder made of the bytes, whoever built them.
+    fn feed(&mut self, mut input: &[u8]) {
         loop {
             let step = match self.decoder.decode(&mut input) {
                 Ok(Some(frame)) => {
                     let sent = match &frame {
-                        ClientFrame::Request(r) => sent.filter(|s| s.id == r.request_id),
+                        ClientFrame::Request(r) => Some(Sent::of(r)),
                         ClientFrame::Hello(_) => None,
                     };
                     let step = self.handle(frame);
-                    self.check_step(step, sent);
+                    self.check_step(step, sent.as_ref());
                     continue;
                 }
                 Ok(None) => return,
@@ -412,7 +428,7 @@ impl ServerRig {
                     assert_eq!(d.request_id, sent.id, "Denied echoes the request id");
                 }
                 if let Some(sent) = sent {
-                    if !sent.token.is_empty() {
+                    if sent.token_is_secret_shaped() {
                         assert!(!d.message.contains(&sent.token), "token echoed in message");
                         assert!(
                             !d.remediation.contains(&sent.token),
@@ -656,6 +672,68 @@ mod tests {
             server_sequence(&data);
             client_frames(&data);
         }
+    }
+
+    /// A rig past a successful `Hello` at version 5.
+    fn negotiated_rig() -> ServerRig {
+        let mut rig = ServerRig::new();
+        rig.act(Action::Hello {
+            versions: vec![5],
+            schemas: vec![1],
+        });
+        assert!(rig.conn.version().is_some(), "the Hello negotiated");
+        rig
+    }
+
+    fn raw_request(request: pb::Request) -> Action {
+        Action::Raw(encode(&ClientFrame::Request(request)).expect("encodable request"))
+    }
+
+    /// Issue 16.8: a raw chunk that is a whole request for an unknown verb is answered
+    /// `Denied{id, UNKNOWN_VERB}`; the oracle judges it as a request, not as stray bytes.
+    #[test]
+    fn a_raw_chunk_holding_a_request_is_judged_as_that_request() {
+        let mut rig = negotiated_rig();
+        rig.act(raw_request(well_formed_request(0, 77, "", "claude-code")));
+        rig.act(raw_request(well_formed_request(9, 77, "", "codex")));
+        assert!(rig
+            .seen
+            .contains(&(4, pb::DenyCode::UnknownVerb as i32)));
+        assert!(!rig.closed, "a request-level denial keeps the connection");
+    }
+
+    /// A raw chunk carrying a valid request with the enrolled token is admitted, and the
+    /// oracle checks the admission against the token and scope the chunk presented.
+    #[test]
+    fn a_raw_chunk_holding_an_admissible_request_is_checked_as_admitted() {
+        let mut rig = negotiated_rig();
+        let token = rig.tokens.full_hex.clone();
+        rig.act(raw_request(well_formed_request(
+            4,
+            Verb::Status.to_wire() as i32,
+            &token,
+            "claude-code",
+        )));
+        assert_eq!(rig.dispatches, 1);
+    }
+
+    /// A request split across two raw chunks is judged once, when its last byte arrives.
+    #[test]
+    fn a_request_split_across_raw_chunks_is_judged_when_complete() {
+        let mut rig = negotiated_rig();
+        let token = rig.tokens.read_only_hex.clone();
+        let bytes = encode(&ClientFrame::Request(well_formed_request(
+            6,
+            Verb::Status.to_wire() as i32,
+            &token,
+            "claude-code",
+        )))
+        .expect("encodable request");
+        let (head, tail) = bytes.split_at(bytes.len() / 2);
+        rig.act(Action::Raw(head.to_vec()));
+        assert_eq!(rig.dispatches, 0);
+        rig.act(Action::Raw(tail.to_vec()));
+        assert_eq!(rig.dispatches, 1);
     }
 
     /// Regenerates the seed corpus of `session_server`: random inputs, kept greedily while
