@@ -191,14 +191,8 @@ fn every_top_level_module_has_a_layer() {
     }
 }
 
-#[test]
-fn the_command_has_no_cycle_between_its_modules() {
-    let src = root().join("crates/devint-cli/src");
-    let edges = module_edges(&src);
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (from, to) in &edges {
-        graph.entry(from.clone()).or_default().insert(to.clone());
-    }
+/// A cycle in `graph` (as the path that closes it), if there is one.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     // Depth-first search for a back edge.
     fn visit(
         node: &str,
@@ -225,11 +219,152 @@ fn the_command_has_no_cycle_between_its_modules() {
         None
     }
     let mut done = BTreeSet::new();
-    for node in graph.keys() {
-        if let Some(cycle) = visit(node, &graph, &mut Vec::new(), &mut done) {
-            panic!("the command's modules form a cycle: {}", cycle.join(" → "));
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+fn graph_of(edges: &BTreeSet<(String, String)>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, to) in edges {
+        graph.entry(from.clone()).or_default().insert(to.clone());
+    }
+    graph
+}
+
+#[test]
+fn the_command_has_no_cycle_between_its_modules() {
+    let graph = graph_of(&module_edges(&root().join("crates/devint-cli/src")));
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("the command's modules form a cycle: {}", cycle.join(" → "));
+    }
+}
+
+/// The sibling modules named as `super::<name>` in `text` (grouped imports included),
+/// comments left out; only names in `siblings` count (the rest are the parent's items).
+fn super_paths(text: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("super::") {
+            rest = &rest[at + "super::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let inner = group.split('}').next().unwrap_or("");
+                out.extend(inner.split(',').map(ident));
+            } else {
+                out.insert(ident(rest));
+            }
         }
     }
+    out.retain(|n| siblings.contains(n));
+    out
+}
+
+/// `(from, to)` for every `super::` use between sibling files of one directory of modules.
+fn sibling_edges(dir: &Path) -> BTreeSet<(String, String)> {
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    let name = |p: &Path| {
+        p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_owned()
+    };
+    let siblings: BTreeSet<String> = entries
+        .iter()
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| name(p))
+        .filter(|n| n != "mod")
+        .collect();
+    let mut edges = BTreeSet::new();
+    for path in &entries {
+        let (from, mut files) = if path.is_dir() {
+            let mut files = Vec::new();
+            rust_files(path, &mut files);
+            // Inside a sub-directory `super::` names the sub-module; only its own `mod.rs`
+            // speaks of this directory's siblings with `super::`.
+            files.retain(|f| f == &path.join("mod.rs"));
+            (name(path), files)
+        } else if path.extension().is_some_and(|e| e == "rs") && name(path) != "mod" {
+            (name(path), vec![path.clone()])
+        } else {
+            continue;
+        };
+        for file in files.drain(..) {
+            let text = std::fs::read_to_string(&file).expect("readable source file");
+            for to in super_paths(&text, &siblings) {
+                if to != from {
+                    edges.insert((from.clone(), to));
+                }
+            }
+        }
+    }
+    edges
+}
+
+/// Every directory of modules under `dir` (itself included).
+fn module_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
+    out.push(dir.to_owned());
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            module_dirs(&path, out);
+        }
+    }
+}
+
+/// Issue 13.2: inside a module too, the files form layers (`auth`'s book builds grants, so
+/// the grant must not know the book; both know the record).
+#[test]
+fn no_core_module_has_a_cycle_between_its_files() {
+    let mut dirs = Vec::new();
+    module_dirs(&root().join("src"), &mut dirs);
+    let mut problems = Vec::new();
+    for dir in dirs.iter().skip(1) {
+        if let Some(cycle) = find_cycle(&graph_of(&sibling_edges(dir))) {
+            problems.push(format!("{}: {}", dir.display(), cycle.join(" → ")));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "files of one module use each other in a cycle:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn a_cycle_between_sibling_files_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mod.rs"),
+        "mod book; mod grant; mod record;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("book.rs"),
+        "use super::{grant::Grant, record::Record};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("record.rs"),
+        "// super::book is a comment\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("grant.rs"), "use super::record::Record;\n").unwrap();
+    assert_eq!(find_cycle(&graph_of(&sibling_edges(dir.path()))), None);
+    std::fs::write(dir.path().join("grant.rs"), "use super::book::Record;\n").unwrap();
+    let cycle = find_cycle(&graph_of(&sibling_edges(dir.path()))).expect("a cycle");
+    assert!(cycle.contains(&"book".to_owned()) && cycle.contains(&"grant".to_owned()));
 }
 
 #[test]

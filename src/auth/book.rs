@@ -1,7 +1,9 @@
 //! [`EnrolmentBook`]: the in-memory records and the one resolution function.
 //!
 //! Plain data: no lock, no file, no clock (`now` is an argument).
-//! [`super::LiveBook`] shares it between connections; [`super::BookFile`] persists it.
+//! [`super::LiveBook`] shares it between connections; `devint_net::book` persists it.
+//! The records themselves are [`super::EnrolmentRecord`] (`record.rs`); a resolution
+//! yields a [`Grant`] (`grant.rs`), which knows nothing of the book.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -9,50 +11,11 @@ use std::time::Duration;
 
 use super::grant::{AuthDenial, Grant};
 use super::ids::{ClientName, TokenId};
+use super::record::EnrolmentRecord;
 use super::scope::Scope;
 use super::secret::{EntropyError, TokenDigest, TokenSecret};
 use crate::time::UnixSecs;
 use crate::verbs::Verb;
-
-// spec[S7-BOOK-NO-SECRET] §7: the record holds a digest of the secret, never the secret.
-/// One enrolled token (spec §7): everything but the secret, which the book never holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EnrolmentRecord {
-    pub(crate) token_id: TokenId,
-    pub(crate) client_name: ClientName,
-    pub(crate) issued_at: UnixSecs,
-    pub(crate) expires_at: UnixSecs,
-    pub(crate) scope: Arc<Scope>,
-    pub(crate) digest: TokenDigest,
-}
-
-impl EnrolmentRecord {
-    /// The token's public id.
-    pub fn token_id(&self) -> &TokenId {
-        &self.token_id
-    }
-    /// Who the token was issued to.
-    pub fn client_name(&self) -> &ClientName {
-        &self.client_name
-    }
-    /// When it was issued.
-    pub fn issued_at(&self) -> UnixSecs {
-        self.issued_at
-    }
-    /// The absolute expiry: the token is valid while `now < expires_at`.
-    pub fn expires_at(&self) -> UnixSecs {
-        self.expires_at
-    }
-    /// What the token covers.
-    pub fn scope(&self) -> &Scope {
-        &self.scope
-    }
-    // spec[S7-ABSOLUTE-EXPIRY] §7: expiry is absolute, not sliding.
-    /// Whether the token has expired at `now` (spec §7: absolute, not sliding).
-    pub fn is_expired(&self, now: UnixSecs) -> bool {
-        now >= self.expires_at
-    }
-}
 
 /// The longest a token may live: one year of 366 days (`--ttl 1y` is 365¼ days). Expiry
 /// is absolute (spec §7), so an unbounded lifetime would be a token that never expires;

@@ -16,8 +16,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::book::{EnrolmentBook, EnrolmentRecord};
+use super::book::EnrolmentBook;
 use super::ids::{ClientName, TokenId};
+use super::record::EnrolmentRecord;
 use super::scope::{Scope, ToolScope};
 use super::secret::TokenDigest;
 use crate::time::UnixSecs;

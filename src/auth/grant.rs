@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use super::book::EnrolmentRecord;
 use super::ids::{ClientName, TokenId};
+use super::record::EnrolmentRecord;
 use super::scope::Scope;
 use crate::verbs::Verb;
 use crate::wire::pb::DenyCode;

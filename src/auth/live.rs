@@ -7,9 +7,10 @@
 
 use std::time::Duration;
 
-use super::book::{EnrolmentBook, EnrolmentError, EnrolmentRecord};
+use super::book::{EnrolmentBook, EnrolmentError};
 use super::grant::{AuthDenial, Grant};
 use super::ids::{ClientName, TokenId};
+use super::record::EnrolmentRecord;
 use super::scope::Scope;
 use super::secret::TokenSecret;
 use super::sync::RwLock;

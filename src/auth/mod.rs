@@ -27,16 +27,18 @@ pub mod fuzz_harness;
 mod grant;
 mod ids;
 mod live;
+mod record;
 mod resolve;
 mod scope;
 mod secret;
 mod sync;
 
-pub use book::{EnrolmentBook, EnrolmentError, EnrolmentRecord, MAX_TOKEN_LIFETIME};
+pub use book::{EnrolmentBook, EnrolmentError, MAX_TOKEN_LIFETIME};
 pub use codec::{decode_book, encode_book, BookDecodeError, BOOK_FORMAT_VERSION, BOOK_MAX_BYTES};
 pub use grant::{AuthDenial, Grant};
 pub use ids::{ClientName, InvalidClientName, InvalidTokenId, TokenId, CLIENT_NAME_MAX};
 pub use live::LiveBook;
+pub use record::EnrolmentRecord;
 pub use resolve::{BookStorageError, ResolveError, TokenResolver};
 pub use scope::{Scope, ToolScope};
 pub use secret::{

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::contract::LifecycleError;
+use super::error::LifecycleError;
 use crate::verbs::Sentence;
 
 /// One request's cancellation flag; clones share it.

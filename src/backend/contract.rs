@@ -1,4 +1,5 @@
-//! The [`Lifecycle`] trait every runtime implements, and the errors it may return.
+//! The [`Lifecycle`] trait every runtime implements (its error, [`LifecycleError`], lives
+//! in `error.rs`).
 //!
 //! Every method takes a proof minted by the session core after the spec §6 checks passed
 //! ([`Authorization`] for `list_tools`, [`ToolAuthorization`] for the tool-scoped verbs), so
@@ -8,10 +9,11 @@
 //! forbidden design 6).
 
 use super::authorization::{Authorization, ToolAuthorization};
+use super::error::LifecycleError;
 use crate::time::UnixSecs;
 use crate::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
-    ScopedEventList, Sentence, StatusView, ToolId, ToolList, UserInput, Verb, VerificationView,
+    ScopedEventList, StatusView, ToolId, ToolList, UserInput, Verb, VerificationView,
 };
 
 /// Whether a backend's calls of one verb may block the thread they run on, as the backend
@@ -76,32 +78,4 @@ pub trait Lifecycle: Send + Sync {
         approval: &ApprovalId,
         input: UserInput,
     ) -> Result<ApprovalRelayAck, LifecycleError>;
-}
-
-/// What a backend call may fail with; the session maps it to `Denied` (spec §6).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LifecycleError {
-    /// No adapter knows the tool (`UNKNOWN_TOOL`).
-    #[error("no adapter knows this tool")]
-    UnknownTool,
-    /// The call was refused or failed (`LIFECYCLE_ERROR`): unknown or expired plan, a
-    /// refusal, a failure.
-    #[error("{message}")]
-    Lifecycle {
-        /// A short coarse sentence.
-        message: Sentence,
-        /// What to do; never empty.
-        remediation: Sentence,
-    },
-}
-
-impl LifecycleError {
-    /// A `LIFECYCLE_ERROR` with a message and a remediation.
-    pub fn refused(message: Sentence, remediation: Sentence) -> LifecycleError {
-        LifecycleError::Lifecycle {
-            message,
-            remediation,
-        }
-    }
 }

@@ -12,7 +12,9 @@
 mod authorization;
 mod cancel;
 mod contract;
+mod error;
 
 pub use authorization::{Authorization, ToolAuthorization};
 pub use cancel::CancelSignal;
-pub use contract::{CallKind, Lifecycle, LifecycleError};
+pub use contract::{CallKind, Lifecycle};
+pub use error::LifecycleError;

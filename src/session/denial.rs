@@ -96,13 +96,8 @@ pub fn denied(request_id: u64, cause: &DenialCause) -> pb::Denied {
             format!("{verb} is not available at DI-API version {version}"),
             format!("reconnect offering DI-API version {first} or later"),
         ),
-        DenialCause::UnknownTool => (
-            DenyCode::UnknownTool,
-            "no adapter of this runtime knows the tool".into(),
-            "call list_tools for the tool ids this runtime knows".into(),
-        ),
         DenialCause::Call(error) => (error.deny_code(), error.to_string(), error.remediation()),
-        DenialCause::Lifecycle(LifecycleError::UnknownTool) => (
+        DenialCause::UnknownTool | DenialCause::Lifecycle(LifecycleError::UnknownTool) => (
             DenyCode::UnknownTool,
             "no adapter of this runtime knows the tool".into(),
             "call list_tools for the tool ids this runtime knows".into(),
@@ -139,33 +134,30 @@ pub fn denied(request_id: u64, cause: &DenialCause) -> pb::Denied {
     }
 }
 
+/// The wire sentence for a token failure. The code is the auth layer's one mapping
+/// ([`ResolveError::wire_code`]); only the words are chosen here.
 fn auth_denial(error: &ResolveError) -> (DenyCode, String, String) {
-    match error {
+    let (message, remediation) = match error {
         // spec[S6-ONE-UNAUTH-CODE] §6: absent, malformed and unknown are one code and one
         // sentence on purpose; only the audit record says which.
         ResolveError::Denied(AuthDenial::Absent | AuthDenial::Malformed | AuthDenial::Unknown) => (
-            DenyCode::Unauthenticated,
-            "the request is not authenticated".into(),
+            "the request is not authenticated",
             "present an enrolled capability token: run `devint enrol` and point \
-             AA_DEVINT_TOKEN_FILE at its token file"
-                .into(),
+             AA_DEVINT_TOKEN_FILE at its token file",
         ),
         ResolveError::Denied(AuthDenial::Expired { .. }) => (
-            DenyCode::TokenExpired,
-            "the capability token has expired".into(),
-            "rotate it with `devint tokens rotate TOKEN_ID` or enrol again".into(),
+            "the capability token has expired",
+            "rotate it with `devint tokens rotate TOKEN_ID` or enrol again",
         ),
         ResolveError::Denied(AuthDenial::OutOfScope { .. }) => (
-            DenyCode::OutOfScope,
-            "the capability token does not cover this verb on this tool".into(),
-            "enrol a token whose scope covers it (`devint enrol --tool ID --verbs ...`)".into(),
+            "the capability token does not cover this verb on this tool",
+            "enrol a token whose scope covers it (`devint enrol --tool ID --verbs ...`)",
         ),
         ResolveError::BookUnavailable(_) => (
-            error.wire_code(),
-            "the request is not authenticated".into(),
+            "the request is not authenticated",
             "the runtime cannot read its enrolment book; its operator must fix it (see the \
-             runtime's log)"
-                .into(),
+             runtime's log)",
         ),
-    }
+    };
+    (error.wire_code(), message.into(), remediation.into())
 }

@@ -696,9 +696,7 @@ mod tests {
         let mut rig = negotiated_rig();
         rig.act(raw_request(well_formed_request(0, 77, "", "claude-code")));
         rig.act(raw_request(well_formed_request(9, 77, "", "codex")));
-        assert!(rig
-            .seen
-            .contains(&(4, pb::DenyCode::UnknownVerb as i32)));
+        assert!(rig.seen.contains(&(4, pb::DenyCode::UnknownVerb as i32)));
         assert!(!rig.closed, "a request-level denial keeps the connection");
     }
 

@@ -429,11 +429,10 @@ impl Dispatch {
         }
         let frame = match result {
             Ok(view) => {
-                let response = view.into_response(request_id, version);
-                if super::sentences::carries_placeholder(&response) {
+                if super::sentences::refused_sentences(&view) > 0 {
                     audit.push(audit_base);
                 }
-                ServerFrame::Response(response)
+                ServerFrame::Response(view.into_response(request_id, version))
             }
             Err(e) => ServerFrame::Denied(denied(request_id, &DenialCause::Lifecycle(e))),
         };

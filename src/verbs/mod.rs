@@ -18,6 +18,7 @@ pub mod views;
 mod vocab;
 
 pub use call::{CallError, PlanArgs, ResponseError, VerbCall, VerbResult};
+pub(crate) use sentence::REFUSED_SENTENCE;
 pub use sentence::{Sentence, SentenceRefusal, CREDENTIAL_PLACEHOLDER, SHAPE_PLACEHOLDER};
 pub use tool_ref::{ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX, TOOL_REF_MAX_HEX_RUN};
 pub use verb::{MutationVerb, UnknownVerb, Verb, VerbRule, VerbSet};

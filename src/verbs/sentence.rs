@@ -55,8 +55,42 @@ use std::borrow::Cow;
 /// assert!(refusal.is_none());
 /// let v = UnsupportedMechanismView { capability: CapabilityName::Hooks, reason };
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Sentence(Cow<'static, str>);
+///
+/// A sentence that stands in for refused text keeps *why* it was refused
+/// ([`Sentence::refusal`]), so whoever sends it (the server, auditing refused text) learns
+/// of the refusal from the typed view rather than by searching the encoded frame.
+/// Equality, ordering and hashing look at the text alone.
+#[derive(Debug, Clone)]
+pub struct Sentence {
+    text: Cow<'static, str>,
+    refusal: Option<SentenceRefusal>,
+}
+
+impl PartialEq for Sentence {
+    fn eq(&self, other: &Sentence) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Sentence {}
+
+impl std::hash::Hash for Sentence {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl PartialOrd for Sentence {
+    fn partial_cmp(&self, other: &Sentence) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Sentence {
+    fn cmp(&self, other: &Sentence) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
+    }
+}
 
 /// Why a text was refused as a [`Sentence`]. Carries no copy of the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
@@ -154,7 +188,10 @@ impl Sentence {
     /// Check `text` and keep a copy of it if it passes.
     pub fn new(text: &str) -> Result<Sentence, SentenceRefusal> {
         check(text)?;
-        Ok(Sentence(Cow::Owned(text.to_owned())))
+        Ok(Sentence {
+            text: Cow::Owned(text.to_owned()),
+            refusal: None,
+        })
     }
 
     /// Like [`Sentence::new`], but the empty text is `None` (an unset optional field).
@@ -173,7 +210,10 @@ impl Sentence {
         match Sentence::new(text) {
             Ok(s) => (s, None),
             Err(refusal) => (
-                Sentence(Cow::Borrowed(refusal.placeholder())),
+                Sentence {
+                    text: Cow::Borrowed(refusal.placeholder()),
+                    refusal: Some(refusal),
+                },
                 Some(refusal),
             ),
         }
@@ -187,30 +227,50 @@ impl Sentence {
             "static sentence refused: {:?}",
             check(text)
         );
-        Sentence(Cow::Borrowed(text))
+        Sentence {
+            text: Cow::Borrowed(text),
+            refusal: None,
+        }
     }
 
     /// The text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
+    }
+
+    /// Why the text this sentence stands in for was refused, when it is the placeholder
+    /// [`Sentence::or_placeholder`] put in its place; `None` for a sentence that passed.
+    pub fn refusal(&self) -> Option<SentenceRefusal> {
+        self.refusal
     }
 }
 
+/// The serde newtype-struct name under which a placeholder [`Sentence`] serialises. Every
+/// serialiser that ignores newtype names (`serde_json` among them) writes the bare
+/// placeholder text; a walker over a view (the server's refused-sentence audit,
+/// `session::sentences`) recognises the name and counts a refusal.
+pub(crate) const REFUSED_SENTENCE: &str = "devint::RefusedSentence";
+
 impl std::fmt::Display for Sentence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
 impl AsRef<str> for Sentence {
     fn as_ref(&self) -> &str {
-        &self.0
+        &self.text
     }
 }
 
 impl serde::Serialize for Sentence {
+    /// The text; a placeholder is wrapped in the newtype [`REFUSED_SENTENCE`], which
+    /// `serde_json` and kin write as the bare text.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
+        match self.refusal {
+            None => serializer.serialize_str(&self.text),
+            Some(_) => serializer.serialize_newtype_struct(REFUSED_SENTENCE, self.text.as_ref()),
+        }
     }
 }
 

@@ -21,6 +21,7 @@ use devint::verbs::{
     ActionKind, CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement,
     SettingsScope, Sha256Hex, StepId, StepView, UnsupportedMechanismView,
 };
+use devint::version::LIFECYCLE_SCHEMA_VERSION;
 
 /// A plan being drawn up: the dry run's result before it is stored.
 struct PlanDraft {
@@ -58,9 +59,6 @@ fn unsupported(
         })
         .collect()
 }
-
-/// The plan view's schema version (spec §5 lifecycle schema).
-pub const SCHEMA_VERSION: u32 = 1;
 
 impl ReferenceRuntime {
     pub(super) fn descriptor(
@@ -169,7 +167,7 @@ impl ReferenceRuntime {
         );
         let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
         Ok(PlanView {
-            schema_version: SCHEMA_VERSION,
+            schema_version: LIFECYCLE_SCHEMA_VERSION,
             plan_id,
             tool_id: auth.tool().clone(),
             profile: args.profile,

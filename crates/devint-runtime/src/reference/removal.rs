@@ -10,7 +10,6 @@ use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::convert::{self, artifact, key_ref};
 use super::inspect::ScopeState;
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
-use super::planner::SCHEMA_VERSION;
 use super::plans::{PlanBody, RemovalPlan, StoredPlan};
 use super::receipt::{self, Receipt};
 use super::runtime::ReferenceRuntime;
@@ -23,6 +22,7 @@ use devint::verbs::{
     ActionKind, ManagedRef, PlanId, Privilege, RemovalView, Requirement, SettingsScope, Sha256Hex,
     StepId, StepView,
 };
+use devint::version::LIFECYCLE_SCHEMA_VERSION;
 use devint_fs::durable;
 
 /// What removing one scope yields: steps, residuals and warnings for the view.
@@ -205,7 +205,7 @@ impl ReferenceRuntime {
 
     fn empty_removal(&self, auth: &ToolAuthorization, plan_id: PlanId) -> RemovalView {
         RemovalView {
-            schema_version: SCHEMA_VERSION,
+            schema_version: LIFECYCLE_SCHEMA_VERSION,
             plan_id,
             tool_id: auth.tool().clone(),
             steps: Vec::new(),
