@@ -4,6 +4,8 @@
 //!
 //! - a verb cannot be called on `Client<Negotiated>` or `Client<Unauthenticated>`;
 //! - `hello` cannot be called twice;
+//! - a server `Connection<Unauthenticated>` cannot admit (`handle_request`) or answer a
+//!   request before `Hello`;
 //! - a `Connection<Unauthenticated>` cannot be built without `PeerVerified`, and
 //!   `PeerVerified` cannot be built outside the transport;
 //! - the backend cannot be called without a grant (`Authorization` cannot be built);

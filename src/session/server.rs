@@ -21,13 +21,15 @@
 //! only IO is what the injected [`TokenResolver`] and [`Lifecycle`] do.
 
 use crate::audit::{AuditEvent, AuditKind, MutationOutcome, NegotiationFailure};
-use crate::auth::TokenResolver;
+use crate::auth::{Grant, TokenResolver};
 use crate::backend::{Authorization, CancelSignal, Lifecycle, LifecycleError};
 use crate::negotiate::{self, Agreement};
 use crate::peer::PeerVerified;
 use crate::time::UnixSecs;
 use crate::verbs::{ApplyMutation, ToolId, Verb, VerbCall, VerbResult};
-use crate::version::{LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE};
+use crate::version::{
+    ApiVersion, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE,
+};
 use crate::wire::{pb, ServerFrame};
 
 use super::denial::{denied, DenialCause};
@@ -251,37 +253,90 @@ impl Connection<Negotiated> {
         backend: &dyn Lifecycle,
         now: UnixSecs,
     ) -> Admission {
-        let id = request.request_id;
-        // spec[S6-ORDER] §6 step 1: the verb is 1..9.
-        let verb = match Verb::from_wire(request.verb) {
-            Ok(v) => v,
-            Err(_) => {
-                // spec[S10-AUTH-FAILURES] §10 (a): an unknown verb is audited (as are the token
-                // failures below, and failed or repeated negotiations above).
-                let audit = self.audit(now, AuditKind::UnknownVerb).with_request(id);
-                return self.deny(id, DenialCause::UnknownVerb, Some(audit));
-            }
-        };
-        // spec[S6-ORDER] §6 steps 2–4: token present, well formed, known; not expired; in scope.
-        // spec[S6-TOKEN-PER-REQUEST] §6: every Request carries the token; no session login.
-        // Resolved now, through the book as it is now, so revocation is immediate.
-        let grant = match resolver.resolve(&request.capability_token, verb, &request.tool_id, now) {
-            Ok(g) => g,
-            Err(e) => {
+        match self.admit(request, resolver, backend, now) {
+            Ok(dispatch) => Admission::Authorized(Connection {
+                meta: self.meta,
+                state: Authorized {
+                    agreement: self.state.agreement,
+                    dispatch,
+                },
+            }),
+            Err(Refusal { cause, audit }) => self.deny(request.request_id, cause, audit),
+        }
+    }
+
+    /// The spec §6 checks in order, each a step below; the first failure is the answer.
+    fn admit(
+        &self,
+        request: &pb::Request,
+        resolver: &dyn TokenResolver,
+        backend: &dyn Lifecycle,
+        now: UnixSecs,
+    ) -> Result<Dispatch, Refusal> {
+        let verb = self.check_verb(request, now)?;
+        let grant = self.resolve_token(request, verb, resolver, now)?;
+        let version = self.check_version(request, verb, &grant, now)?;
+        check_tool(request, verb, backend)?;
+        // The arguments must fit the verb (LIFECYCLE_ERROR, spec §4 vocabularies).
+        let call =
+            VerbCall::parse(verb, request).map_err(|e| Refusal::quiet(DenialCause::Call(e)))?;
+        Ok(Dispatch {
+            meta: self.meta,
+            authorization: Authorization::new(grant, request.request_id, version, now),
+            call,
+        })
+    }
+
+    // spec[S6-ORDER] §6 step 1: the verb is 1..9.
+    /// Step 1: the verb is one of the nine.
+    fn check_verb(&self, request: &pb::Request, now: UnixSecs) -> Result<Verb, Refusal> {
+        Verb::from_wire(request.verb).map_err(|_| {
+            // spec[S10-AUTH-FAILURES] §10 (a): an unknown verb is audited (as are the token
+            // failures below, and failed or repeated negotiations above).
+            let audit = self
+                .audit(now, AuditKind::UnknownVerb)
+                .with_request(request.request_id);
+            Refusal::audited(DenialCause::UnknownVerb, audit)
+        })
+    }
+
+    // spec[S6-ORDER] §6 steps 2–4: token present, well formed, known; not expired; in scope.
+    // spec[S6-TOKEN-PER-REQUEST] §6: every Request carries the token; no session login.
+    /// Steps 2–4: the token, resolved now through the book as it is now, so revocation is
+    /// immediate.
+    fn resolve_token(
+        &self,
+        request: &pb::Request,
+        verb: Verb,
+        resolver: &dyn TokenResolver,
+        now: UnixSecs,
+    ) -> Result<Grant, Refusal> {
+        resolver
+            .resolve(&request.capability_token, verb, &request.tool_id, now)
+            .map_err(|e| {
                 let audit = AuditEvent::resolve_failure(now, &e, verb, &request.tool_id)
                     .with_connection(self.meta.id)
                     .with_peer_uid(self.meta.peer_uid)
-                    .with_request(id);
-                return self.deny(id, DenialCause::Auth(e), Some(audit));
-            }
-        };
-        // spec[S6-VERSION-AFTER-TOKEN] §6 step 5: checked after the token, so an
-        // unauthenticated caller learns nothing about the verb space.
+                    .with_request(request.request_id);
+                Refusal::audited(DenialCause::Auth(e), audit)
+            })
+    }
+
+    // spec[S6-VERSION-AFTER-TOKEN] §6 step 5: checked after the token, so an
+    // unauthenticated caller learns nothing about the verb space.
+    /// Step 5: the verb exists at the negotiated version, which it returns.
+    fn check_version(
+        &self,
+        request: &pb::Request,
+        verb: Verb,
+        grant: &Grant,
+        now: UnixSecs,
+    ) -> Result<ApiVersion, Refusal> {
         let version = self.state.agreement.version();
-        if let Err(first) = negotiate::verb_available(verb, version) {
+        negotiate::verb_available(verb, version).map_err(|first| {
             let audit = self
                 .audit(now, AuditKind::UnavailableAtVersion)
-                .with_request(id)
+                .with_request(request.request_id)
                 .with_call(verb, &request.tool_id)
                 .with_token(grant.token_id().clone(), grant.client_name().clone());
             let cause = DenialCause::UnavailableAtVersion {
@@ -289,33 +344,9 @@ impl Connection<Negotiated> {
                 version,
                 first,
             };
-            return self.deny(id, cause, Some(audit));
-        }
-        // spec[S6-ORDER] §6 step 6: a tool adapter knows tool_id (every verb but list_tools).
-        if verb.rule().tool_scoped {
-            let known = ToolId::parse(&request.tool_id).is_ok_and(|t| backend.knows_tool(&t));
-            if !known {
-                return self.deny(id, DenialCause::UnknownTool, None);
-            }
-        }
-        // The arguments must fit the verb (LIFECYCLE_ERROR, spec §4 vocabularies).
-        let call = match VerbCall::parse(verb, request) {
-            Ok(c) => c,
-            Err(e) => return self.deny(id, DenialCause::Call(e), None),
-        };
-        let authorization = Authorization::new(grant, id, version, now);
-        let dispatch = Dispatch {
-            meta: self.meta,
-            authorization,
-            call,
-        };
-        Admission::Authorized(Connection {
-            meta: self.meta,
-            state: Authorized {
-                agreement: self.state.agreement,
-                dispatch,
-            },
-        })
+            Refusal::audited(cause, audit)
+        })?;
+        Ok(version)
     }
 
     fn deny(self, request_id: u64, cause: DenialCause, audit: Option<AuditEvent>) -> Admission {
@@ -324,6 +355,40 @@ impl Connection<Negotiated> {
             conn: self,
             audit,
         }
+    }
+}
+
+// spec[S6-ORDER] §6 step 6: a tool adapter knows tool_id (every verb but list_tools).
+/// Step 6: a tool-scoped verb names a tool the backend knows.
+fn check_tool(request: &pb::Request, verb: Verb, backend: &dyn Lifecycle) -> Result<(), Refusal> {
+    if !verb.rule().tool_scoped {
+        return Ok(());
+    }
+    let known = ToolId::parse(&request.tool_id).is_ok_and(|t| backend.knows_tool(&t));
+    if known {
+        Ok(())
+    } else {
+        Err(Refusal::quiet(DenialCause::UnknownTool))
+    }
+}
+
+/// Why a spec §6 step refused a request, and its audit record if spec §10 audits it.
+struct Refusal {
+    cause: DenialCause,
+    audit: Option<AuditEvent>,
+}
+
+impl Refusal {
+    fn audited(cause: DenialCause, audit: AuditEvent) -> Refusal {
+        Refusal {
+            cause,
+            audit: Some(audit),
+        }
+    }
+
+    /// A refusal spec §10 does not audit.
+    fn quiet(cause: DenialCause) -> Refusal {
+        Refusal { cause, audit: None }
     }
 }
 
@@ -404,25 +469,11 @@ impl Dispatch {
         let result = call_backend(backend, self.authorization, self.call);
         let mut audit = Vec::new();
         // spec[S10-MUTATIONS] §10 (b): a lifecycle mutation is audited with its outcome.
-        if let Some(mverb) = mutation {
-            let outcome = match &result {
-                Ok(VerbResult::Apply(view))
-                    if view
-                        .outcome
-                        .as_ref()
-                        .is_some_and(|o| o.mutation == ApplyMutation::Failed) =>
-                {
-                    MutationOutcome::Failed
-                }
-                Ok(_) => MutationOutcome::Succeeded,
-                Err(LifecycleError::Lifecycle { .. }) | Err(LifecycleError::UnknownTool) => {
-                    MutationOutcome::Refused
-                }
-            };
+        if let Some(verb) = mutation {
             let mut e = audit_base.clone();
             e.kind = AuditKind::LifecycleMutation {
-                verb: mverb,
-                outcome,
+                verb,
+                outcome: mutation_outcome(&result),
             };
             e.outcome = e.kind.outcome();
             audit.push(e);
@@ -437,6 +488,24 @@ impl Dispatch {
             Err(e) => ServerFrame::Denied(denied(request_id, &DenialCause::Lifecycle(e))),
         };
         Answer { frame, audit }
+    }
+}
+
+/// How a mutating call ended, as the audit records it.
+fn mutation_outcome(result: &Result<VerbResult, LifecycleError>) -> MutationOutcome {
+    match result {
+        Ok(VerbResult::Apply(view))
+            if view
+                .outcome
+                .as_ref()
+                .is_some_and(|o| o.mutation == ApplyMutation::Failed) =>
+        {
+            MutationOutcome::Failed
+        }
+        Ok(_) => MutationOutcome::Succeeded,
+        Err(LifecycleError::Lifecycle { .. }) | Err(LifecycleError::UnknownTool) => {
+            MutationOutcome::Refused
+        }
     }
 }
 
