@@ -1,7 +1,8 @@
 //! Replays every committed fuzz corpus (`fuzz/corpus/<target>/`) of the core's targets
 //! through its harness on stable Rust, so seeds and crash reproducers are regression tests
 //! without cargo-fuzz or nightly. The reference runtime's targets are replayed by
-//! `crates/devint-runtime/tests/fuzz_replay.rs`; every target is claimed by one of the two.
+//! `crates/devint-runtime/tests/fuzz_replay.rs`, the sidecar's by
+//! `crates/devint-sidecar/tests/fuzz_replay.rs`; every target is claimed by one of them.
 //! Needs the `fuzzing` feature (`cargo test --workspace --all-features`).
 #![cfg(feature = "fuzzing")]
 
@@ -23,8 +24,22 @@ fn harness_for(target: &str) -> Option<fn(&[u8])> {
 /// Targets of the reference runtime, replayed by `crates/devint-runtime/tests/fuzz_replay.rs`.
 const RUNTIME_TARGETS: &[&str] = &["settings_edit", "receipt"];
 
+/// Targets of the sidecar, replayed by `crates/devint-sidecar/tests/fuzz_replay.rs`.
+const SIDECAR_TARGETS: &[&str] = &["sidecar_lines"];
+
+/// The replay file that claims a target replayed elsewhere.
+fn replayed_elsewhere(target: &str) -> Option<&'static str> {
+    if RUNTIME_TARGETS.contains(&target) {
+        Some("crates/devint-runtime/tests/fuzz_replay.rs")
+    } else if SIDECAR_TARGETS.contains(&target) {
+        Some("crates/devint-sidecar/tests/fuzz_replay.rs")
+    } else {
+        None
+    }
+}
+
 fn skipped(target: &str) -> bool {
-    RUNTIME_TARGETS.contains(&target)
+    replayed_elsewhere(target).is_some()
 }
 
 fn fuzz_dir() -> PathBuf {
@@ -80,12 +95,10 @@ fn every_fuzz_target_has_a_harness_and_a_seed_corpus() {
     assert!(!targets.is_empty());
     for file in targets {
         let target = file.trim_end_matches(".rs");
-        if skipped(target) {
+        if let Some(replay) = replayed_elsewhere(target) {
             assert!(
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("crates/devint-runtime/tests/fuzz_replay.rs")
-                    .is_file(),
-                "fuzz target {target} is left to the runtime's replay, which is missing"
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(replay).is_file(),
+                "fuzz target {target} is left to {replay}, which is missing"
             );
             continue;
         }

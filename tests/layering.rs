@@ -13,7 +13,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "src",
         &[
-            &["wire"],
+            &["time", "version", "wire"],
             &["verbs", "exit"],
             &["negotiate", "auth", "provenance", "peer"],
             &["audit", "backend"],
@@ -36,6 +36,24 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "crates/devint-runtime/src",
         &[&["edit", "adapters"], &["reference"]],
+    ),
+    (
+        "crates/devint-sidecar/src",
+        &[
+            &[
+                "framing",
+                "credential",
+                "follow",
+                "config",
+                "method",
+                "error",
+                "schema",
+            ],
+            &["rpc", "params"],
+            &["outbox", "fuzz_harness"],
+            &["session"],
+            &["dispatch"],
+        ],
     ),
 ];
 

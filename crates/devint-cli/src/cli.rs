@@ -174,6 +174,15 @@ pub enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// Speak devint.sidecar.v1 (NDJSON JSON-RPC 2.0) on stdin/stdout, for hosts in any language.
+    #[command(
+        after_help = "Example:\n  devint sidecar --schema > devint.sidecar.v1.json\n\nSee docs/sidecar-protocol.md."
+    )]
+    Sidecar {
+        /// Print the JSON Schema of every message and exit.
+        #[arg(long)]
+        schema: bool,
+    },
     /// Print the shell script that enables completion (tool ids and every value).
     #[command(
         after_help = "Examples:\n  devint completions bash > ~/.local/share/bash-completion/completions/devint\n  devint completions zsh > ~/.zfunc/_devint\n  devint completions fish > ~/.config/fish/completions/devint.fish"
@@ -422,6 +431,7 @@ impl Command {
             Command::Profile { action } => action.name(),
             Command::Version => "version",
             Command::Demo { .. } => "demo",
+            Command::Sidecar { .. } => "sidecar",
             Command::Completions { .. } => "completions",
             Command::Manpages { .. } => "manpages",
         }
@@ -444,6 +454,7 @@ impl Command {
             | Command::Profile { .. }
             | Command::Version
             | Command::Demo { .. }
+            | Command::Sidecar { .. }
             | Command::Completions { .. }
             | Command::Manpages { .. } => None,
         }
@@ -469,6 +480,7 @@ impl Command {
             | Command::Profile { .. }
             | Command::Version
             | Command::Demo { .. }
+            | Command::Sidecar { .. }
             | Command::Completions { .. }
             | Command::Manpages { .. } => None,
         }
@@ -500,6 +512,12 @@ impl Command {
             Command::Demo { .. } | Command::Completions { .. } | Command::Manpages { .. } => {
                 NOTHING
             }
+            // The sidecar's sessions talk to a runtime; its output is the protocol.
+            Command::Sidecar { .. } => Uses {
+                socket: true,
+                state_dir: false,
+                output: false,
+            },
         }
     }
 
@@ -511,7 +529,8 @@ impl Command {
             GlobalFlag::StateDir => uses.state_dir,
             GlobalFlag::Output => uses.output,
             GlobalFlag::AllowUnverifiedRuntime => {
-                self.verb().is_some_and(devint::provenance::is_privileged)
+                self.verb().is_some_and(devint::verbs::Verb::is_privileged)
+                    || matches!(self, Command::Sidecar { .. })
             }
         }
     }
@@ -524,7 +543,7 @@ impl Command {
             }
             GlobalFlag::StateDir => "serve, enrol, tokens, whoami and profile",
             GlobalFlag::Output => "every command but serve, demo, completions and manpages",
-            GlobalFlag::AllowUnverifiedRuntime => "apply, verify, repair and remove",
+            GlobalFlag::AllowUnverifiedRuntime => "apply, verify, repair, remove and sidecar",
         }
     }
 }

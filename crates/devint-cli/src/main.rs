@@ -61,6 +61,8 @@ mod render;
 #[cfg(not(loom))]
 mod serve;
 #[cfg(not(loom))]
+mod sidecar;
+#[cfg(not(loom))]
 mod standing;
 #[cfg(not(loom))]
 mod state;
@@ -259,6 +261,9 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
                 ..out
             };
             demo::run(human, *keep).await
+        }
+        Command::Sidecar { schema } => {
+            sidecar::run(*schema, cli.socket.clone(), cli.allow_unverified_runtime).await
         }
         Command::Completions { shell } => completions::print(*shell),
         Command::Manpages { dir } => manpages::write(&out, dir),

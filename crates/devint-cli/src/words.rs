@@ -169,6 +169,8 @@ pub fn applied(m: Option<ApplyMutation>) -> &'static str {
         Some(ApplyMutation::Unchanged) => ": nothing needed changing",
         Some(ApplyMutation::Changed | ApplyMutation::Failed | ApplyMutation::Unsupported)
         | None => "",
+        // A mutation this build cannot name says nothing more either.
+        Some(_) => "",
     }
 }
 

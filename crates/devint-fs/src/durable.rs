@@ -220,6 +220,66 @@ pub fn write_atomic_with(
     sync_directory(&dir, &target)
 }
 
+/// The temporary file name [`write_atomic`] uses for `target_name`, minus its random part:
+/// `.<name>.devint-` + 16 hex digits + `.tmp`.
+fn is_our_temporary(entry: &str, target_name: Option<&str>) -> bool {
+    let Some(rest) = entry.strip_prefix('.').and_then(|r| r.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((name, suffix)) = rest.rsplit_once(".devint-") else {
+        return false;
+    };
+    let hex = suffix.len() == 16 && suffix.bytes().all(|b| b.is_ascii_hexdigit());
+    hex && !name.is_empty() && target_name.is_none_or(|t| t == name)
+}
+
+/// Removes the temporary files a crashed [`write_atomic`] left beside `target` (after its
+/// symlink is resolved, as a write would): regular files named `.<target>.devint-<16 hex>.tmp`
+/// and owned by us. Call it holding the target's lock, so no live write of ours is in
+/// flight; a temporary of any other name, owner or kind is left alone. Answers what was
+/// removed.
+pub fn sweep_temporaries(target: &Path) -> Vec<PathBuf> {
+    let Ok(resolved) = resolve(target) else {
+        return Vec::new();
+    };
+    let Some(name) = resolved
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+    else {
+        return Vec::new();
+    };
+    sweep(directory_of(&resolved), Some(&name))
+}
+
+/// Removes every temporary file of [`write_atomic`]'s pattern owned by us in `dir`: for a
+/// directory only this process writes into (the runtime's private state directories).
+pub fn sweep_directory(dir: &Path) -> Vec<PathBuf> {
+    sweep(dir, None)
+}
+
+fn sweep(dir: &Path, target_name: Option<&str>) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let us = rustix::process::geteuid().as_raw();
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        if !is_our_temporary(&file_name.to_string_lossy(), target_name) {
+            continue;
+        }
+        let path = entry.path();
+        let ours = fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.uid() == us);
+        if ours && fs::remove_file(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    if !removed.is_empty() {
+        let _ = File::open(dir).and_then(|d| d.sync_all());
+    }
+    removed
+}
+
 /// Removes `path` durably (unlink, then `fsync` of the directory). Answers whether a file
 /// was there; an absent file is not an error.
 pub fn remove_durable(path: &Path) -> Result<bool, DurableError> {
@@ -273,6 +333,43 @@ mod tests {
             .contains("the disk is full; nothing was changed"));
         assert_eq!(fs::read(&target).unwrap(), b"{\"a\": 1}\n");
         assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn the_sweep_removes_only_our_temporaries_of_that_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("settings.json");
+        let ours = dir
+            .path()
+            .join(".settings.json.devint-0123456789abcdef.tmp");
+        let other_target = dir.path().join(".config.toml.devint-0123456789abcdef.tmp");
+        let not_ours = [
+            ".settings.json.devint-nothex0000000000.tmp",
+            ".settings.json.devint-0123.tmp",
+            "settings.json.devint-0123456789abcdef.tmp",
+            ".settings.json.12345.0123456789abcdef.tmp",
+        ];
+        for p in [&ours, &other_target] {
+            fs::write(p, b"half").unwrap();
+        }
+        for n in not_ours {
+            fs::write(dir.path().join(n), b"x").unwrap();
+        }
+        let linked = dir
+            .path()
+            .join(".settings.json.devint-fedcba9876543210.tmp");
+        std::os::unix::fs::symlink("/etc/hostname", &linked).unwrap();
+        assert_eq!(sweep_temporaries(&target), vec![ours.clone()]);
+        assert!(!ours.exists());
+        assert!(
+            other_target.exists(),
+            "another target's temporary is not this sweep's"
+        );
+        assert!(linked.symlink_metadata().is_ok(), "a symlink is never ours");
+        for n in not_ours {
+            assert!(dir.path().join(n).exists(), "{n}");
+        }
+        assert_eq!(sweep_directory(dir.path()), vec![other_target]);
     }
 
     #[test]

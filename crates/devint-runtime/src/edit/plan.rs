@@ -183,12 +183,12 @@ impl EditPlan {
         self.read_back(&before, &text)?;
         // A withheld value cannot be restored, so byte identity is impossible anyway; and no
         // recorded splice may hold one.
-        let exact =
-            (!any_withheld && !holds_withheld(&splices, &before, &withhold)).then(|| ExactUndo {
-                pre_digest: digest(original),
-                post_digest: digest(&text),
-                splices,
-            });
+        let withheld = any_withheld || holds_withheld(&splices, &before, &withhold);
+        let exact = (!withheld).then(|| ExactUndo {
+            pre_digest: digest(original),
+            post_digest: digest(&text),
+            splices,
+        });
         let changed = match current {
             Some(current) => current != text,
             None => !text.is_empty(),
@@ -202,6 +202,7 @@ impl EditPlan {
                 elements,
                 created,
                 exact,
+                withheld,
             },
             changed,
             text,
@@ -254,8 +255,11 @@ fn withheld_texts(root: &Value, withhold: &impl Fn(&KeyPath, &Value) -> bool) ->
         withhold: &impl Fn(&KeyPath, &Value) -> bool,
         out: &mut Vec<String>,
     ) {
+        // A withheld container is searched for the scalars that make it so: its own
+        // serialised form is not how the file spells it.
+        let scalar = !matches!(value, Value::Object(_) | Value::Array(_));
         if let Ok(key) = KeyPath::new(path.clone()) {
-            if withhold(&key, value) {
+            if scalar && withhold(&key, value) {
                 let raw = match value {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),

@@ -47,6 +47,12 @@ pub struct Reversal {
     pub created: Vec<KeyPath>,
     /// The byte-exact undo, when it could be recorded.
     pub exact: Option<ExactUndo>,
+    /// Whether a value was withheld as credential-shaped (a displaced prior, or bytes a
+    /// splice would have had to store): the byte-exact undo was then never recorded, and a
+    /// removal preview says the file will not come back byte for byte, and why. Absent in
+    /// records that withheld nothing (so their sealed form is unchanged).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withheld: bool,
 }
 
 /// What the file was before we first touched it.
@@ -383,6 +389,7 @@ impl Reversal {
             elements,
             created,
             exact,
+            withheld: first.withheld || later.withheld,
         })
     }
 

@@ -9,38 +9,81 @@ use serde_json::Value;
 use crate::edit::KeyPath;
 use devint::verbs::Sentence;
 
-/// Key-name fragments that mark a setting as a secret whatever its value looks like.
-const SECRET_NAMES: &[&str] = &[
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "API_KEY",
-    "APIKEY",
-    "PRIVATE_KEY",
-    "CREDENTIAL",
-    "AUTH",
+/// Key names (as whole words) that mark a setting as a secret whatever its value looks like.
+/// A key name is split into words at `_`, `-`, `.`, spaces and lower→upper case changes
+/// (`ANTHROPIC_AUTH_TOKEN` → anthropic, auth, token; `apiKey` → api, key), and a setting is
+/// secret-named when one of these word sequences appears in it — never by substring, so
+/// `auths`, `authors` or `tokenizer` are not.
+const SECRET_NAMES: &[&[&str]] = &[
+    &["token"],
+    &["secret"],
+    &["secrets"],
+    &["password"],
+    &["passwords"],
+    &["passwd"],
+    &["api", "key"],
+    &["apikey"],
+    &["private", "key"],
+    &["credential"],
+    &["credentials"],
+    &["auth"],
 ];
 
-/// Whether the value displaced at `path` must be withheld (listed, never stored).
-pub fn withhold(path: &KeyPath, value: &Value) -> bool {
-    let named_secret = path.segments().iter().any(|s| {
-        let upper = s.to_ascii_uppercase();
-        SECRET_NAMES.iter().any(|n| upper.contains(n))
-    });
-    (named_secret && !matches!(value, Value::Null | Value::Bool(_)))
-        || value_looks_like_credential(value)
+/// The words of a key name, lowercased.
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
 }
 
-/// Whether any string inside `value` is credential-shaped.
-pub fn value_looks_like_credential(value: &Value) -> bool {
+/// Whether a key name names a secret (a whole-word match of [`SECRET_NAMES`]).
+pub fn is_secret_name(name: &str) -> bool {
+    let words = words(name);
+    SECRET_NAMES.iter().any(|secret| {
+        words
+            .windows(secret.len())
+            .any(|w| w.iter().zip(secret.iter()).all(|(a, b)| a == b))
+    })
+}
+
+/// Whether the value displaced at `path` must be withheld (listed, never stored).
+///
+/// The value is judged as well as the key: under a secret-named key a non-empty string is
+/// withheld, while `null`, booleans, numbers (counts and limits: `tokenLimit`), empty
+/// strings and empty (or secret-free) objects and arrays hold no secret and keep their exact
+/// undo. Anywhere, a credential-
+/// shaped string (or object key) is withheld, and a nested secret-named key holding a
+/// secret withholds the whole value.
+pub fn withhold(path: &KeyPath, value: &Value) -> bool {
+    holds_secret(path.segments().iter().any(|s| is_secret_name(s)), value)
+}
+
+fn holds_secret(secret_named: bool, value: &Value) -> bool {
     match value {
-        Value::String(s) => text_looks_like_credential(s),
-        Value::Array(items) => items.iter().any(value_looks_like_credential),
-        Value::Object(map) => map
-            .iter()
-            .any(|(k, v)| text_looks_like_credential(k) || value_looks_like_credential(v)),
         Value::Null | Value::Bool(_) | Value::Number(_) => false,
+        Value::String(s) => (secret_named && !s.is_empty()) || text_looks_like_credential(s),
+        Value::Array(items) => items.iter().any(|v| holds_secret(secret_named, v)),
+        Value::Object(map) => map.iter().any(|(k, v)| {
+            text_looks_like_credential(k) || holds_secret(secret_named || is_secret_name(k), v)
+        }),
     }
 }
 
@@ -101,6 +144,52 @@ mod tests {
             "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
         );
         assert!(withhold(&key("a"), &json!([long])));
+    }
+
+    #[test]
+    fn key_names_match_as_whole_words_not_substrings() {
+        for secret in [
+            "ANTHROPIC_AUTH_TOKEN",
+            "apiKey",
+            "api_key",
+            "GITHUB_TOKEN",
+            "clientSecret",
+            "db-password",
+            "auth",
+            "privateKey",
+            "credentials",
+        ] {
+            assert!(is_secret_name(secret), "{secret}");
+        }
+        for ordinary in [
+            "auths",
+            "authors",
+            "tokenizer",
+            "maxTokens",
+            "author",
+            "keyboard",
+        ] {
+            assert!(!is_secret_name(ordinary), "{ordinary}");
+        }
+    }
+
+    #[test]
+    fn a_secret_named_key_with_no_secret_in_its_value_is_kept() {
+        for empty in [json!({}), json!([]), json!(null), json!(true), json!("")] {
+            assert!(!withhold(&key("token"), &empty), "{empty}");
+            assert!(
+                !withhold(&key("env.ANTHROPIC_AUTH_TOKEN"), &empty),
+                "{empty}"
+            );
+        }
+        assert!(!withhold(&key("auths"), &json!({})));
+        // A nested secret is still found, however the outer key is named.
+        assert!(withhold(
+            &key("auths"),
+            &json!({"registry": {"auth": "dXNlcjpwYXNz"}})
+        ));
+        assert!(withhold(&key("token"), &json!({"value": "abc"})));
+        assert!(!withhold(&key("tokenLimit"), &json!(4096)));
     }
 
     #[test]

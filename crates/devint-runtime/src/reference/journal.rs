@@ -176,6 +176,8 @@ pub fn recover_locked(layout: &StateLayout, path: &Path) -> Result<Recovered, Re
         why,
     })?;
     let receipt_path = layout.receipt(journal.tool.as_str(), &journal.scope);
+    // A crash mid-write may have left the temporary file of the write it interrupted.
+    durable::sweep_temporaries(&journal.target);
     let on_disk = receipt::load(&receipt_path).ok().flatten();
     let now = Current::read(&journal.target).map_err(io)?.digest();
     let outcome = match &journal.receipt {

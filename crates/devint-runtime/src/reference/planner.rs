@@ -19,7 +19,7 @@ use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
     ActionKind, CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement,
-    Sha256Hex, StepId, StepView, UnsupportedMechanismView,
+    SettingsScope, Sha256Hex, StepId, StepView, UnsupportedMechanismView,
 };
 
 /// A plan being drawn up: the dry run's result before it is stored.
@@ -107,6 +107,19 @@ impl ReferenceRuntime {
             )
         })?;
         let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
+        let project = (args.scope == SettingsScope::Project)
+            .then_some(self.config.project_dir.as_deref())
+            .flatten();
+        if let Some(why) = target::write_refusal(&rendered.file, project) {
+            if args.scope == SettingsScope::Project && !why.contains("hard links") {
+                return Err(refuse(
+                    why,
+                    "plan at user scope, or remove the symlink that leaves the project",
+                ));
+            }
+            prepared.warnings.push(why.clone());
+            prepared.blocked.get_or_insert(why);
+        }
         if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
             prepared.warnings.push(
                 "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
@@ -133,7 +146,7 @@ impl ReferenceRuntime {
                 id: plan_id.clone(),
                 tool: auth.tool().clone(),
                 token: auth.token_id().clone(),
-                expires_at: auth.now().saturating_add(self.config.plan_ttl.as_secs()),
+                expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
                 consumed: false,
                 body: PlanBody::Install(Box::new(InstallPlan {
                     scope: args.scope,
@@ -152,7 +165,7 @@ impl ReferenceRuntime {
                     blocked: prepared.blocked,
                 })),
             },
-            auth.now(),
+            auth.now().get(),
         );
         let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
         Ok(PlanView {
@@ -280,10 +293,17 @@ impl ReferenceRuntime {
             }
         }
         let shown = artifact(&rendered.file, &self.config.home);
-        let file = shown
+        let mut file = shown
             .as_ref()
             .map(|a| a.as_str().to_owned())
             .unwrap_or_else(|| "the settings file".into());
+        // Consent names the file really written: a symlinked settings file shows its target.
+        let real = target::resolved(&rendered.file);
+        if real != rendered.file {
+            if let Some(a) = artifact(&real, &self.config.home) {
+                file = format!("{file} → {}", a.as_str());
+            }
+        }
         let privilege = if rendered.privileged {
             Privilege::PrivilegedHost
         } else {

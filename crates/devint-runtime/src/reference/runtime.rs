@@ -22,6 +22,7 @@ use super::plans::PlanStore;
 use super::text::refuse;
 use crate::adapters::Detector;
 use devint::backend::LifecycleError;
+use devint::verbs::SettingsScope;
 use devint_fs::durable::{self, DurableError};
 use devint_fs::lock::{LockError, TargetLock};
 
@@ -46,6 +47,12 @@ pub enum WriteSite {
     Settings,
     /// The receipt.
     Receipt,
+}
+
+fn report_swept(removed: &[std::path::PathBuf]) {
+    for path in removed {
+        tracing::info!(file = %path.display(), "removed a temporary file an interrupted write left");
+    }
 }
 
 static_assertions::assert_impl_all!(ReferenceRuntime: Send, Sync);
@@ -74,8 +81,9 @@ impl std::fmt::Debug for ReferenceRuntime {
 }
 
 impl ReferenceRuntime {
-    /// Opens the runtime: creates the state layout (`0700`), then recovers every journal
-    /// an interrupted operation left.
+    /// Opens the runtime: creates the state layout (`0700`), recovers every journal an
+    /// interrupted operation left, then removes the temporary files a crash mid-write left
+    /// (in the state directories, and beside each settings file a receipt names).
     pub fn open(config: RuntimeConfig) -> Result<ReferenceRuntime, OpenError> {
         let layout = StateLayout::prepare(&config.state_dir)?;
         for outcome in journal::recover_all(&layout) {
@@ -90,7 +98,7 @@ impl ReferenceRuntime {
             .clone()
             .unwrap_or_else(|| Arc::new(QueueAuthority::new(layout.approvals())));
         let detector = Detector::new(config.path_env.clone(), config.home.clone());
-        Ok(ReferenceRuntime {
+        let runtime = ReferenceRuntime {
             detector,
             config,
             layout,
@@ -99,7 +107,51 @@ impl ReferenceRuntime {
             approvals,
             #[cfg(feature = "test-support")]
             fault: Mutex::new(None),
-        })
+        };
+        runtime.sweep_at_start();
+        Ok(runtime)
+    }
+
+    /// Start-up sweep of a crash's temporary files: the private state directories whole
+    /// (only this runtime writes there), and beside every settings file one of this
+    /// runtime's receipts names, under that target's lock (skipped when the lock is held:
+    /// a live operation owns it, and sweeps before it writes).
+    fn sweep_at_start(&self) {
+        let mut removed = Vec::new();
+        for dir in [
+            self.layout.receipts_dir(),
+            self.layout.journal_dir(),
+            self.layout.root().join("evidence"),
+        ] {
+            removed.extend(durable::sweep_directory(&dir));
+        }
+        for tool in crate::adapters::all().iter().map(|d| d.id) {
+            for scope in SettingsScope::ALL {
+                let key = self.scope_key(*scope);
+                let Ok(Some(receipt)) = super::receipt::load(&self.layout.receipt(tool, &key))
+                else {
+                    continue;
+                };
+                if let Ok(_lock) = TargetLock::try_acquire(&self.layout.locks(), tool, &key) {
+                    removed.extend(durable::sweep_temporaries(&receipt.target));
+                }
+            }
+        }
+        report_swept(&removed);
+    }
+
+    /// Before a mutation of (tool, scope), holding its lock: the temporary files a crash
+    /// left beside its state files and its settings file.
+    pub(super) fn sweep(&self, tool: &str, scope: &str, target: &Path) {
+        let mut removed = durable::sweep_temporaries(target);
+        for state in [
+            self.layout.receipt(tool, scope),
+            self.layout.journal(tool, scope),
+            self.layout.evidence(tool, scope),
+        ] {
+            removed.extend(durable::sweep_temporaries(&state));
+        }
+        report_swept(&removed);
     }
 
     /// The configuration it was opened with.

@@ -49,6 +49,58 @@ pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditE
         .collect()
 }
 
+/// Where a write to `path` really lands: every symlink on the way resolved (the deepest
+/// existing ancestor canonicalised, the missing rest appended).
+pub fn resolved(path: &Path) -> PathBuf {
+    let mut existing = path.to_owned();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            return rest
+                .iter()
+                .rev()
+                .fold(real, |p, c: &std::ffi::OsString| p.join(c));
+        }
+        match (
+            existing.file_name().map(ToOwned::to_owned),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_owned();
+            }
+            _ => return path.to_owned(),
+        }
+    }
+}
+
+/// Why the settings file at `path` must not be written: a project-scope file that resolves
+/// outside the project (consent named a file in the project), or a file with other hard
+/// links (the atomic replace would silently split them). `None`: it may be written.
+pub fn write_refusal(path: &Path, project: Option<&Path>) -> Option<String> {
+    let real = resolved(path);
+    if let Some(project) = project {
+        let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+        if !real.starts_with(&root) {
+            return Some(format!(
+                "{} resolves to {}, outside the project {}; a project-scope plan never writes outside its project — remove the symlink, or plan at user scope",
+                path.display(),
+                real.display(),
+                root.display()
+            ));
+        }
+    }
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(&real) {
+        Ok(meta) if meta.is_file() && meta.nlink() > 1 => Some(format!(
+            "{} has {} hard links; replacing it would split it from its other names, so devint will not write it — make it a single file (or a symlink), then plan again",
+            real.display(),
+            meta.nlink()
+        )),
+        _ => None,
+    }
+}
+
 /// The settings file as it is now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Current {

@@ -1,0 +1,139 @@
+//! How the connection task runs authorised calls (issue 15 item 1): calls the backend
+//! declares non-blocking run on the connection's own task, blocking ones on the blocking
+//! pool, and their answers still leave in request order; a mutation's audit record is
+//! durable before its answer, a refusal's is not waited for.
+//!
+//! No assertion is on elapsed time: the only timeouts are hang guards.
+
+#![cfg(feature = "test-support")]
+mod server_support;
+
+use devint::backend::CallKind;
+use devint_net::audit_log::{verify, JsonLinesAuditLog};
+use server_support::*;
+
+/// `list_tools` blocks at a gate (and is declared blocking); every other verb is in memory
+/// and declared non-blocking.
+struct SlowListFastRest {
+    inner: CountingBackend,
+    gate: Arc<Gate>,
+}
+
+impl Lifecycle for SlowListFastRest {
+    fn call_kind(&self, verb: Verb) -> CallKind {
+        match verb {
+            Verb::ListTools => CallKind::Blocking,
+            _ => CallKind::NonBlocking,
+        }
+    }
+    fn knows_tool(&self, tool: &ToolId) -> bool {
+        self.inner.knows_tool(tool)
+    }
+    fn list_tools(&self, auth: &Authorization) -> Result<ToolList, LifecycleError> {
+        self.gate.wait();
+        self.inner.list_tools(auth)
+    }
+    fn plan(&self, auth: &ToolAuthorization, args: &PlanArgs) -> Result<PlanView, LifecycleError> {
+        self.inner.plan(auth, args)
+    }
+    fn apply(&self, auth: &ToolAuthorization, plan: &PlanId) -> Result<ApplyView, LifecycleError> {
+        self.inner.apply(auth, plan)
+    }
+    fn status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError> {
+        self.inner.status(auth)
+    }
+    fn verify(&self, auth: &ToolAuthorization) -> Result<VerificationView, LifecycleError> {
+        self.inner.verify(auth)
+    }
+    fn repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError> {
+        self.inner.repair(auth)
+    }
+    fn remove(
+        &self,
+        auth: &ToolAuthorization,
+        plan: Option<&PlanId>,
+    ) -> Result<RemovalView, LifecycleError> {
+        self.inner.remove(auth, plan)
+    }
+    fn scoped_events(
+        &self,
+        auth: &ToolAuthorization,
+        limit: u32,
+        since: devint::time::UnixSecs,
+    ) -> Result<ScopedEventList, LifecycleError> {
+        self.inner.scoped_events(auth, limit, since)
+    }
+    fn approval_relay(
+        &self,
+        auth: &ToolAuthorization,
+        approval: &ApprovalId,
+        input: UserInput,
+    ) -> Result<ApprovalRelayAck, LifecycleError> {
+        self.inner.approval_relay(auth, approval, input)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_non_blocking_call_answered_first_still_waits_behind_an_earlier_blocking_one() {
+    let gate = Arc::new(Gate::default());
+    let backend = Arc::new(SlowListFastRest {
+        inner: CountingBackend::default(),
+        gate: gate.clone(),
+    });
+    let mut rt = start(backend.clone(), limits());
+    let mut raw = rt.raw_negotiated().await;
+    raw.send(&[
+        request(&VerbCall::ListTools, 1, &rt.token),
+        request(&status_of("codex"), 2, &rt.token),
+        request(&status_of("claude-code"), 3, &rt.token),
+    ])
+    .await;
+    // Both statuses ran (on the connection's task) while list_tools is still held.
+    wait_until("the statuses ran", || {
+        backend.inner.calls(Verb::Status) == 2 && gate.entered() == 1
+    })
+    .await;
+    gate.release();
+    let ids: Vec<u64> = [raw.recv().await, raw.recv().await, raw.recv().await]
+        .iter()
+        .map(|f| answered_id(f.as_ref().expect("an answer")))
+        .collect();
+    assert_eq!(ids, [1, 2, 3], "answers leave in request order");
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mutation_is_audited_durably_before_its_answer_and_a_refusal_is_not_waited_for() {
+    let dir = short_tempdir();
+    let path = dir.path().join("audit.jsonl");
+    let log = Arc::new(JsonLinesAuditLog::open(&path).unwrap());
+    let mut rt = start_with_sink(
+        Arc::new(CountingBackend::default()),
+        limits(),
+        Some(log.clone()),
+    );
+    let mut raw = rt.raw_negotiated().await;
+    // A refusal first (unknown token), then a mutation.
+    raw.send(&[request(&status_of("codex"), 1, &"0".repeat(64))])
+        .await;
+    assert!(matches!(raw.recv().await, Some(ServerFrame::Denied(_))));
+    let apply = VerbCall::Apply {
+        tool: tool("codex"),
+        plan_id: PlanId::random(),
+    };
+    raw.send(&[request(&apply, 2, &rt.token)]).await;
+    assert!(matches!(raw.recv().await, Some(ServerFrame::Response(_))));
+    // No flush: the mutation's record is on disk the moment its answer arrived, and the
+    // refusal queued before it is written ahead of it.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let kinds: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["event"]["kind"]["type"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["auth_failure", "lifecycle_mutation"]);
+    assert_eq!(verify(&path).unwrap().records, 2);
+    rt.shutdown().await;
+}

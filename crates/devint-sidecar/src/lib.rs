@@ -1,0 +1,61 @@
+//! # devint-sidecar — the DI-API client for hosts in any language
+//!
+//! `devint sidecar` speaks `devint.sidecar.v1`: NDJSON JSON-RPC 2.0 on its own stdin and
+//! stdout (one JSON value per line, at most 1 MiB per line, logs only on stderr). A host in
+//! any language — an IDE extension in TypeScript, an installer in Go, an admin tool in
+//! Python — spawns it and gets exactly the behaviour of devint's Rust client: discovery,
+//! negotiation (degradation reported), the provenance standing check of spec §8 decided as
+//! the `devint` command decides it, the token loaded from a `0600` file by path or client
+//! name (the secret never crosses stdio, in either direction), every verb, and the same
+//! typed results as the Rust views, rendered as the command's `--output json` renders them.
+//! `docs/sidecar-protocol.md` is the protocol; `devint sidecar --schema` prints its JSON
+//! Schema.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`framing`] | bounded NDJSON lines: a line over the cap is skipped, never buffered whole |
+//! | [`credential`] | what counts as token-shaped in a host's message |
+//! | [`follow`] | the cursor that turns polls of `scoped_events` into ordered, once-only events |
+//! | [`config`] | the environment, the bounds, the client timeouts |
+//! | [`method`] | the method table and the protocol name |
+//! | [`rpc`] | JSON-RPC 2.0 messages as lines, in and out |
+//! | [`error`] | the one error type and the table of codes, exit codes and deny codes |
+//! | [`outbox`] | the single writer of stdout, bounded |
+//! | [`params`] | every method's params, typed through the core's parsers |
+//! | [`session`] | opening a session (connect → negotiate → standing → token) and its task |
+//! | [`dispatch`] | the main loop: initialize, the session registry, the end of input |
+//! | [`schema`] | the JSON Schema printed by `devint sidecar --schema` |
+//!
+//! It depends on the core (`devint`) and the client (`devint-net`) only: never on the
+//! reference runtime, never on a command-line parser (`.ci/run` checks with `cargo tree`).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), devint_sidecar::ServeError> {
+//! use devint_sidecar::{serve_stdio, Environment, Options};
+//! let options = Options { environment: Environment::from_process(), ..Options::default() };
+//! serve_stdio(options).await
+//! # }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod credential;
+pub mod dispatch;
+pub mod error;
+pub mod follow;
+pub mod framing;
+#[cfg(feature = "fuzzing")]
+pub mod fuzz_harness;
+pub mod method;
+pub mod outbox;
+pub mod params;
+pub mod rpc;
+pub mod schema;
+pub mod session;
+
+pub use config::{Environment, Options};
+pub use dispatch::{serve, serve_stdio, ServeError};
+pub use error::{ErrorKind, SidecarError};
+pub use method::{Method, EVENTS_EVENT, PROTOCOL};
+pub use schema::SCHEMA;
