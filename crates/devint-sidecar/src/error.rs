@@ -270,7 +270,8 @@ impl SidecarError {
             ) => SidecarError::new(ErrorKind::Incompatible, unavailable.to_string())
                 .fix("upgrade the runtime, or call only the verbs the negotiated version has"),
             ClientIoError::Encode(_) => SidecarError::internal(e.to_string()),
-            ClientIoError::Session(devint::session::ClientError::Protocol(_))
+            // Protocol failures, and whatever the client library adds later.
+            ClientIoError::Session(_)
             | ClientIoError::Connect { .. }
             | ClientIoError::Timeout(_)
             | ClientIoError::ClosedMidCall
