@@ -51,7 +51,16 @@ macro_rules! ignore_scalars {
     };
 }
 
-impl<'a> ser::Serializer for &'a mut Walker {
+/// A compound opens on the walker itself; its parts are walked by `walk_compound!`.
+macro_rules! open_compounds {
+    ($($method:ident($($arg:ty),*)),* $(,)?) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<Self, WalkError> {
+            Ok(self)
+        })*
+    };
+}
+
+impl ser::Serializer for &mut Walker {
     type Ok = ();
     type Error = WalkError;
     type SerializeSeq = Self;
@@ -106,127 +115,45 @@ impl<'a> ser::Serializer for &'a mut Walker {
     ) -> Result<(), WalkError> {
         value.serialize(self)
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self, WalkError> {
-        Ok(self)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self, WalkError> {
-        Ok(self)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, WalkError> {
-        Ok(self)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self, WalkError> {
-        Ok(self)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self, WalkError> {
-        Ok(self)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, WalkError> {
-        Ok(self)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self, WalkError> {
-        Ok(self)
-    }
+    open_compounds!(
+        serialize_seq(Option<usize>),
+        serialize_tuple(usize),
+        serialize_tuple_struct(&'static str, usize),
+        serialize_tuple_variant(&'static str, u32, &'static str, usize),
+        serialize_map(Option<usize>),
+        serialize_struct(&'static str, usize),
+        serialize_struct_variant(&'static str, u32, &'static str, usize),
+    );
 }
 
-impl ser::SerializeSeq for &mut Walker {
-    type Ok = ();
-    type Error = WalkError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), WalkError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), WalkError> {
-        Ok(())
-    }
+/// The compound serializers: every element, field, key and value is walked the same way.
+macro_rules! walk_compound {
+    ($($trait:ident { $($method:ident($($name:ty),*)),* })*) => {$(
+        impl ser::$trait for &mut Walker {
+            type Ok = ();
+            type Error = WalkError;
+            $(fn $method<T: ?Sized + Serialize>(
+                &mut self,
+                $(_: $name,)*
+                value: &T,
+            ) -> Result<(), WalkError> {
+                value.serialize(&mut **self)
+            })*
+            fn end(self) -> Result<(), WalkError> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for &mut Walker {
-    type Ok = ();
-    type Error = WalkError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), WalkError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), WalkError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for &mut Walker {
-    type Ok = ();
-    type Error = WalkError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), WalkError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), WalkError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for &mut Walker {
-    type Ok = ();
-    type Error = WalkError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), WalkError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), WalkError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeMap for &mut Walker {
-    type Ok = ();
-    type Error = WalkError;
-    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), WalkError> {
-        key.serialize(&mut **self)
-    }
-    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), WalkError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), WalkError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for &mut Walker {
-    type Ok = ();
-    type Error = WalkError;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), WalkError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), WalkError> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for &mut Walker {
-    type Ok = ();
-    type Error = WalkError;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), WalkError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), WalkError> {
-        Ok(())
-    }
+walk_compound! {
+    SerializeSeq { serialize_element() }
+    SerializeTuple { serialize_element() }
+    SerializeTupleStruct { serialize_field() }
+    SerializeTupleVariant { serialize_field() }
+    SerializeMap { serialize_key(), serialize_value() }
+    SerializeStruct { serialize_field(&'static str) }
+    SerializeStructVariant { serialize_field(&'static str) }
 }
 
 #[cfg(test)]

@@ -261,7 +261,10 @@ impl Connection<Negotiated> {
                     dispatch,
                 },
             }),
-            Err(Refusal { cause, audit }) => self.deny(request.request_id, cause, audit),
+            Err(refusal) => {
+                let Refusal { cause, audit } = *refusal;
+                self.deny(request.request_id, cause, audit)
+            }
         }
     }
 
@@ -272,7 +275,7 @@ impl Connection<Negotiated> {
         resolver: &dyn TokenResolver,
         backend: &dyn Lifecycle,
         now: UnixSecs,
-    ) -> Result<Dispatch, Refusal> {
+    ) -> Result<Dispatch, Box<Refusal>> {
         let verb = self.check_verb(request, now)?;
         let grant = self.resolve_token(request, verb, resolver, now)?;
         let version = self.check_version(request, verb, &grant, now)?;
@@ -289,7 +292,7 @@ impl Connection<Negotiated> {
 
     // spec[S6-ORDER] §6 step 1: the verb is 1..9.
     /// Step 1: the verb is one of the nine.
-    fn check_verb(&self, request: &pb::Request, now: UnixSecs) -> Result<Verb, Refusal> {
+    fn check_verb(&self, request: &pb::Request, now: UnixSecs) -> Result<Verb, Box<Refusal>> {
         Verb::from_wire(request.verb).map_err(|_| {
             // spec[S10-AUTH-FAILURES] §10 (a): an unknown verb is audited (as are the token
             // failures below, and failed or repeated negotiations above).
@@ -310,7 +313,7 @@ impl Connection<Negotiated> {
         verb: Verb,
         resolver: &dyn TokenResolver,
         now: UnixSecs,
-    ) -> Result<Grant, Refusal> {
+    ) -> Result<Grant, Box<Refusal>> {
         resolver
             .resolve(&request.capability_token, verb, &request.tool_id, now)
             .map_err(|e| {
@@ -331,7 +334,7 @@ impl Connection<Negotiated> {
         verb: Verb,
         grant: &Grant,
         now: UnixSecs,
-    ) -> Result<ApiVersion, Refusal> {
+    ) -> Result<ApiVersion, Box<Refusal>> {
         let version = self.state.agreement.version();
         negotiate::verb_available(verb, version).map_err(|first| {
             let audit = self
@@ -360,7 +363,11 @@ impl Connection<Negotiated> {
 
 // spec[S6-ORDER] §6 step 6: a tool adapter knows tool_id (every verb but list_tools).
 /// Step 6: a tool-scoped verb names a tool the backend knows.
-fn check_tool(request: &pb::Request, verb: Verb, backend: &dyn Lifecycle) -> Result<(), Refusal> {
+fn check_tool(
+    request: &pb::Request,
+    verb: Verb,
+    backend: &dyn Lifecycle,
+) -> Result<(), Box<Refusal>> {
     if !verb.rule().tool_scoped {
         return Ok(());
     }
@@ -373,22 +380,23 @@ fn check_tool(request: &pb::Request, verb: Verb, backend: &dyn Lifecycle) -> Res
 }
 
 /// Why a spec §6 step refused a request, and its audit record if spec §10 audits it.
+/// Boxed on the way out: only the refusing path pays for its size.
 struct Refusal {
     cause: DenialCause,
     audit: Option<AuditEvent>,
 }
 
 impl Refusal {
-    fn audited(cause: DenialCause, audit: AuditEvent) -> Refusal {
-        Refusal {
+    fn audited(cause: DenialCause, audit: AuditEvent) -> Box<Refusal> {
+        Box::new(Refusal {
             cause,
             audit: Some(audit),
-        }
+        })
     }
 
     /// A refusal spec §10 does not audit.
-    fn quiet(cause: DenialCause) -> Refusal {
-        Refusal { cause, audit: None }
+    fn quiet(cause: DenialCause) -> Box<Refusal> {
+        Box::new(Refusal { cause, audit: None })
     }
 }
 
