@@ -23,6 +23,7 @@ pub struct CountingBackend {
     tools: Vec<ToolId>,
     calls: [AtomicUsize; 9],
     delay: Mutex<Option<Duration>>,
+    display_name: Mutex<Sentence>,
 }
 
 impl Default for CountingBackend {
@@ -41,12 +42,21 @@ impl CountingBackend {
                 .collect(),
             calls: Default::default(),
             delay: Mutex::new(None),
+            display_name: Mutex::new(Sentence::from_static("Test tool")),
         }
     }
 
     /// Make every call sleep for `delay` first (a slow backend).
     pub fn set_delay(&self, delay: Option<Duration>) {
         *self.delay.lock().unwrap_or_else(|p| p.into_inner()) = delay;
+    }
+
+    /// The display name `list_tools` reports for every tool, checked the way a backend
+    /// checks text it read from elsewhere ([`Sentence::or_placeholder`]): a refused text
+    /// is reported as its placeholder, which carries the refusal.
+    pub fn set_display_name(&self, text: &str) {
+        *self.display_name.lock().unwrap_or_else(|p| p.into_inner()) =
+            Sentence::or_placeholder(text).0;
     }
 
     /// Calls made for `verb`.
@@ -109,13 +119,18 @@ impl Lifecycle for CountingBackend {
 
     fn list_tools(&self, _auth: &Authorization) -> Result<ToolList, LifecycleError> {
         self.count(Verb::ListTools);
+        let display_name = self
+            .display_name
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         Ok(ToolList {
             tools: self
                 .tools
                 .iter()
                 .map(|t| ToolSummary {
                     tool_id: t.clone(),
-                    display_name: Sentence::from_static("Test tool"),
+                    display_name: display_name.clone(),
                     detected: false,
                     detected_version: None,
                     compatibility: Compatibility::Unknown,

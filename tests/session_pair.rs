@@ -837,3 +837,66 @@ fn an_unreadable_frame_is_a_protocol_violation_and_nothing_follows_the_close() {
     assert!(close && frame.is_none() && audit.is_empty());
     assert_eq!(pair.backend.total_calls(), 0);
 }
+
+/// A sentence the backend refused goes out as its placeholder and is audited once, from the
+/// refusal the sentence carries; text that merely reads like the placeholder is not a
+/// refusal (the server no longer searches the encoded response for the words).
+#[test]
+fn a_sentence_the_backend_refused_is_audited_and_never_sent() {
+    let refusals = |pair: &Pair| {
+        pair.audit
+            .iter()
+            .filter(|e| matches!(e.kind, AuditKind::SentenceRefused))
+            .map(|e| e.request_id)
+            .collect::<Vec<_>>()
+    };
+    let mut pair = Pair::negotiated(5);
+    let token = pair.full_token();
+    response(pair.request(1, w(Verb::ListTools), &token, ""));
+    assert!(refusals(&pair).is_empty());
+
+    let key = "sk-ant-api03-Zq8xV2mN4pL7rT1wY6bK3hJ9cF5dG0sA";
+    pair.backend.set_display_name(key);
+    let r = response(pair.request(2, w(Verb::ListTools), &token, ""));
+    let names: Vec<&str> = r
+        .tool_list
+        .as_ref()
+        .unwrap()
+        .tools
+        .iter()
+        .map(|t| t.display_name.as_str())
+        .collect();
+    assert!(!names.is_empty());
+    assert!(
+        names
+            .iter()
+            .all(|n| *n == devint::verbs::CREDENTIAL_PLACEHOLDER),
+        "{names:?}"
+    );
+    let bytes = encode(&ServerFrame::Response(r)).unwrap();
+    assert!(
+        !bytes.windows(key.len()).any(|w| w == key.as_bytes()),
+        "the key reached the wire"
+    );
+    assert_eq!(
+        refusals(&pair),
+        [Some(2)],
+        "one audit record for the refusing response"
+    );
+    let event = pair
+        .audit
+        .iter()
+        .find(|e| matches!(e.kind, AuditKind::SentenceRefused))
+        .unwrap();
+    assert_eq!(event.verb, Some(Verb::ListTools));
+    assert!(event.token_id.is_some());
+
+    pair.backend
+        .set_display_name(devint::verbs::CREDENTIAL_PLACEHOLDER);
+    response(pair.request(3, w(Verb::ListTools), &token, ""));
+    assert_eq!(
+        refusals(&pair),
+        [Some(2)],
+        "the placeholder's words alone are no refusal"
+    );
+}
