@@ -264,7 +264,7 @@ impl AsRef<str> for Sentence {
 }
 
 impl serde::Serialize for Sentence {
-    /// The text; a placeholder is wrapped in the newtype [`REFUSED_SENTENCE`], which
+    /// The text; a placeholder is wrapped in a newtype (`REFUSED_SENTENCE`), which
     /// `serde_json` and kin write as the bare text.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.refusal {
