@@ -18,7 +18,6 @@ pub mod views;
 mod vocab;
 
 pub use call::{CallError, PlanArgs, ResponseError, VerbCall, VerbResult};
-pub(crate) use sentence::REFUSED_SENTENCE;
 pub use sentence::{Sentence, SentenceRefusal, CREDENTIAL_PLACEHOLDER, SHAPE_PLACEHOLDER};
 pub use tool_ref::{ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX, TOOL_REF_MAX_HEX_RUN};
 pub use verb::{MutationVerb, UnknownVerb, Verb, VerbRule, VerbSet};
@@ -29,3 +28,6 @@ pub use vocab::{
     Profile, ReadBackOutcome, Requirement, SettingsScope, StatusState, StepOutcome, Support,
     UserInput, VerdictKind, VerificationOutcome,
 };
+
+/// For the session's refused-sentence count (`session::sentences`).
+pub(crate) use sentence::REFUSED_SENTENCE;
