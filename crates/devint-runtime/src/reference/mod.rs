@@ -6,6 +6,7 @@
 //! | [`config`] | [`RuntimeConfig`], the probe / event / approval traits, journal points |
 //! | `runtime` | [`ReferenceRuntime::open`], recovery, the lock, durable writes |
 //! | `layout` | the state directory (`0700`) and per-(tool, scope) file names |
+//! | `modes` | the modes a settings file and its new directories are written with, per scope and tool |
 //! | `profile` | policy profiles (built-ins and `profiles/*.toml`) → intent |
 //! | `planner`, `plans` | `plan` (a dry run) and the bounded, token-bound plan store |
 //! | `sync` | the plan store's lock (`loom`'s under `cfg(loom)`, for `crates/devint-runtime/tests/loom_plans.rs`) |
@@ -35,6 +36,7 @@ mod inspect;
 mod journal;
 mod ladder;
 mod layout;
+mod modes;
 mod planner;
 mod plans;
 mod profile;

@@ -166,7 +166,7 @@ impl ReferenceRuntime {
         journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
         self.point(Op::Remove, Stage::JournalWritten);
         let written = match &restoration.file {
-            FileAction::Write(text) => self.write_settings(&receipt.target, text),
+            FileAction::Write(text) => self.write_settings(receipt, text),
             FileAction::Delete => durable::remove_durable(&receipt.target).map(|_| ()),
             FileAction::Leave => Ok(()),
         };

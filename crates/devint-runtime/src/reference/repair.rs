@@ -120,7 +120,7 @@ impl ReferenceRuntime {
         };
         journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
         self.point(Op::Repair, Stage::JournalWritten);
-        if let Err(e) = self.write_settings(&receipt.target, text) {
+        if let Err(e) = self.write_settings(receipt, text) {
             if !e.target_changed() {
                 let _ = journal::remove(&journal_path);
                 return Err(fail(&e));
