@@ -13,8 +13,24 @@ fn compile_proto() {
     println!("cargo:rerun-if-changed=proto/devint.proto");
     let fds = protox::compile(["proto/devint.proto"], ["proto"])
         .expect("proto/devint.proto must compile with protox");
+    // The generated module goes to its own directory under OUT_DIR (`src/wire/mod.rs`
+    // includes it from there).
+    let out_dir =
+        std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("pb");
+    std::fs::create_dir_all(&out_dir).expect("OUT_DIR is writable");
     let mut config = prost_build::Config::new();
     config.skip_protoc_run();
+    config.out_dir(&out_dir);
+    // A request carries the capability token and client-supplied text: the `Debug` of it and
+    // of its argument messages is written by hand (`src/verbs/request_debug.rs`) and never
+    // shows the token or anything credential-shaped.
+    config.skip_debug([
+        ".assembly.devint.v1.Request",
+        ".assembly.devint.v1.PlanArgs",
+        ".assembly.devint.v1.ApplyArgs",
+        ".assembly.devint.v1.RemoveArgs",
+        ".assembly.devint.v1.ApprovalRelayArgs",
+    ]);
     config
         .compile_fds(fds)
         .expect("prost-build must generate code for assembly.devint.v1");

@@ -19,12 +19,12 @@ fn main() {
         let best_in_window = offer
             .iter()
             .copied()
-            .filter(|v| (MIN_SUPPORTED..=MAX_SUPPORTED).contains(v))
+            .filter(|v| (MIN_SUPPORTED.get()..=MAX_SUPPORTED.get()).contains(v))
             .max();
         match (negotiate(&offer, &[1]), best_in_window) {
             (Ok(agreement), Some(best)) => {
-                prop_assert_eq!(agreement.version(), best);
-                prop_assert!(offer.contains(&agreement.version()));
+                prop_assert_eq!(agreement.version().get(), best);
+                prop_assert!(offer.contains(&agreement.version().get()));
                 prop_assert_eq!(agreement.outcome() == Outcome::Degraded, best == 1);
             }
             (Err(reason), None) => prop_assert!(!reason.remediation().is_empty()),

@@ -19,6 +19,8 @@
 //!
 //! | module | owns |
 //! |---|---|
+//! | [`time`] | [`time::UnixSecs`], a point in time (every `*_unix_secs`, token expiry, audit time) |
+//! | [`version`] | [`version::ApiVersion`], the window, the schema version and every version gate (spec §5) |
 //! | [`wire`] | the generated `assembly.devint.v1` types and sans-IO framing |
 //! | [`verbs`] | the closed verb set and its one table, typed calls, views, `Sentence` |
 //! | [`negotiate`] | pure version negotiation (spec §5) |
@@ -38,7 +40,7 @@
 //! use devint::negotiate::{negotiate, IncompatibleReason, Outcome};
 //!
 //! let agreement = negotiate(&[3, 1, 5, 5], &[1]).unwrap();
-//! assert_eq!((agreement.version(), agreement.outcome()), (5, Outcome::Supported));
+//! assert_eq!((agreement.version().get(), agreement.outcome()), (5, Outcome::Supported));
 //! assert_eq!(negotiate(&[], &[1]), Err(IncompatibleReason::NoVersionOffered));
 //! ```
 //!
@@ -49,11 +51,12 @@
 //! # #[cfg(feature = "test-support")] {
 //! use devint::peer::PeerVerified;
 //! use devint::session::{Connection, Handshake};
+//! use devint::time::UnixSecs;
 //! use devint::wire::pb;
 //!
 //! let conn = Connection::new(PeerVerified::for_tests(1000), 1);
 //! let hello = pb::Hello { di_api_versions: vec![1], lifecycle_schema_versions: vec![1], ..Default::default() };
-//! let Handshake::Negotiated { ack, .. } = conn.handle_hello(&hello, "0.1.0", || unreachable!("no provenance at v1"), 0) else {
+//! let Handshake::Negotiated { ack, .. } = conn.handle_hello(&hello, "0.1.0", || unreachable!("no provenance at v1"), UnixSecs::EPOCH) else {
 //!     panic!("v1 is in the window");
 //! };
 //! assert_eq!(ack.unavailable_verbs, ["scoped_events", "approval_relay"]);
@@ -76,5 +79,7 @@ pub mod provenance;
 pub mod session;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
+pub mod time;
 pub mod verbs;
+pub mod version;
 pub mod wire;

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::backend::{Authorization, CallKind, Lifecycle, LifecycleError, ToolAuthorization};
+use crate::time::UnixSecs;
 use crate::verbs::{
     AdapterCeiling, ApplyMutation, ApplyOutcomeView, ApplyView, ApprovalId, ApprovalRelayAck,
     CapabilityName, CapabilityView, Compatibility, Level, Phase, PlanArgs, PlanId, PlanView,
@@ -66,7 +67,7 @@ impl CountingBackend {
         }
     }
 
-    fn status_view(&self, tool: &ToolId, now: u64) -> StatusView {
+    fn status_view(&self, tool: &ToolId, now: UnixSecs) -> StatusView {
         StatusView {
             tool_id: tool.clone(),
             phase: Phase::DetectedNotIntegrated,
@@ -212,7 +213,7 @@ impl Lifecycle for CountingBackend {
         &self,
         _auth: &ToolAuthorization,
         _limit: u32,
-        _since: u64,
+        _since: UnixSecs,
     ) -> Result<ScopedEventList, LifecycleError> {
         self.count(Verb::ScopedEvents);
         Ok(ScopedEventList { events: Vec::new() })

@@ -6,11 +6,17 @@ use devint::auth::{
     AuthDenial, ClientName, EnrolmentBook, EnrolmentError, Scope, TokenSecret, ToolScope,
     MAX_TOKEN_LIFETIME,
 };
+use devint::time::UnixSecs;
 use devint::verbs::{Verb, VerbSet};
 use devint::wire::pb::DenyCode;
 
-const NOW: u64 = 1_800_000_000;
+const NOW: UnixSecs = UnixSecs::new(1_800_000_000);
 const HOUR: Duration = Duration::from_secs(3600);
+
+/// `secs` seconds after `NOW`.
+fn at(secs: u64) -> UnixSecs {
+    NOW.saturating_add(Duration::from_secs(secs))
+}
 
 fn client(name: &str) -> ClientName {
     ClientName::parse(name).unwrap()
@@ -96,11 +102,11 @@ fn a_revoked_token_is_unknown() {
 fn a_token_at_or_past_its_absolute_expiry_is_expired_and_names_its_record() {
     let (book, token) = book_with(Scope::full_lifecycle(ToolScope::All));
     let record = book.list().next().unwrap().clone();
-    assert_eq!(record.expires_at(), NOW + 3600);
+    assert_eq!(record.expires_at(), at(3600));
     assert!(book
-        .resolve(&token, Verb::Status, "codex", NOW + 3599)
+        .resolve(&token, Verb::Status, "codex", at(3599))
         .is_ok());
-    for at in [NOW + 3600, NOW + 1_000_000] {
+    for at in [at(3600), at(1_000_000)] {
         let denial = book.resolve(&token, Verb::Status, "codex", at).unwrap_err();
         assert_eq!(
             denial,
@@ -116,7 +122,7 @@ fn a_token_at_or_past_its_absolute_expiry_is_expired_and_names_its_record() {
 fn expiry_is_checked_before_scope() {
     let (book, token) = book_with(Scope::read_only(ToolScope::only(["codex"])));
     let denial = book
-        .resolve(&token, Verb::Apply, "other", NOW + 7200)
+        .resolve(&token, Verb::Apply, "other", at(7200))
         .unwrap_err();
     assert!(matches!(denial, AuthDenial::Expired { .. }));
 }
@@ -240,11 +246,11 @@ fn the_wire_mapping_collapses_absent_malformed_and_unknown() {
 fn rotate_issues_a_new_token_with_the_same_client_scope_and_lifetime_and_revokes_the_old() {
     let (mut book, old) = book_with(Scope::read_only(ToolScope::only(["codex"])));
     let old_id = book.list().next().unwrap().token_id().clone();
-    let (new_id, new_secret) = book.rotate(&old_id, NOW + 100).unwrap();
+    let (new_id, new_secret) = book.rotate(&old_id, at(100)).unwrap();
     assert_ne!(new_id, old_id);
     assert_eq!(book.len(), 1);
     assert_eq!(
-        book.resolve(&old, Verb::Status, "codex", NOW + 100)
+        book.resolve(&old, Verb::Status, "codex", at(100))
             .unwrap_err(),
         AuthDenial::Unknown
     );
@@ -253,12 +259,12 @@ fn rotate_issues_a_new_token_with_the_same_client_scope_and_lifetime_and_revokes
             &new_secret.expose_secret_hex(),
             Verb::Status,
             "codex",
-            NOW + 100,
+            at(100),
         )
         .unwrap();
     assert_eq!(grant.token_id(), &new_id);
     let rec = book.get(&new_id).unwrap();
-    assert_eq!((rec.issued_at(), rec.expires_at()), (NOW + 100, NOW + 3700));
+    assert_eq!((rec.issued_at(), rec.expires_at()), (at(100), at(3700)));
     assert_eq!(rec.scope(), &Scope::read_only(ToolScope::only(["codex"])));
 }
 
@@ -287,8 +293,8 @@ fn purge_expired_removes_only_expired_records() {
     .unwrap();
     book.issue(client("long"), Scope::read_only(ToolScope::All), HOUR, NOW)
         .unwrap();
-    assert_eq!(book.purge_expired(NOW + 9), 0);
-    assert_eq!(book.purge_expired(NOW + 10), 1);
+    assert_eq!(book.purge_expired(at(9)), 0);
+    assert_eq!(book.purge_expired(at(10)), 1);
     let names: Vec<_> = book
         .list()
         .map(|r| r.client_name().as_str().to_owned())

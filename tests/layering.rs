@@ -13,7 +13,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "src",
         &[
-            &["wire"],
+            &["time", "version", "wire"],
             &["verbs", "exit"],
             &["negotiate", "auth", "provenance", "peer"],
             &["audit", "backend"],

@@ -8,33 +8,33 @@
 use std::time::Duration;
 
 use devint::auth::{ClientName, LiveBook, Scope, TokenSecret, ToolScope};
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
-const NOW: u64 = 1_800_000_000;
+const NOW: UnixSecs = UnixSecs::new(1_800_000_000);
 
-fn enrolled(secret_byte: u8) -> (LiveBook, devint::auth::TokenId, String) {
+/// A book with one enrolled token. Secrets come from the OS CSPRNG (no test-only
+/// constructor), so the model runs with the crate's default features.
+fn enrolled() -> (LiveBook, devint::auth::TokenId, String) {
     let book = LiveBook::default();
-    let secret = TokenSecret::from_bytes([secret_byte; 32]);
-    let hex = secret.expose_secret_hex().to_string();
-    let id = book
-        .issue_with_secret(
+    let (id, secret) = book
+        .issue(
             ClientName::parse("ide").unwrap(),
             Scope::read_only(ToolScope::All),
             Duration::from_secs(3600),
             NOW,
-            &secret,
         )
         .unwrap();
-    (book, id, hex)
+    (book, id, secret.expose_secret_hex().to_string())
 }
 
 #[test]
 fn no_resolve_that_starts_after_revoke_returns_succeeds() {
     loom::model(|| {
-        let (book, id, token) = enrolled(1);
+        let (book, id, token) = enrolled();
         let book = Arc::new(book);
         let revoked = Arc::new(AtomicBool::new(false));
 
@@ -67,8 +67,8 @@ fn no_resolve_that_starts_after_revoke_returns_succeeds() {
 #[test]
 fn rotation_never_leaves_neither_token_valid() {
     loom::model(|| {
-        let (book, old_id, old) = enrolled(1);
-        let new_secret = TokenSecret::from_bytes([2; 32]);
+        let (book, old_id, old) = enrolled();
+        let new_secret = TokenSecret::generate().expect("the OS CSPRNG");
         let new = new_secret.expose_secret_hex().to_string();
         let book = Arc::new(book);
 

@@ -263,11 +263,10 @@ fn refusal_for_a_different_build_names_the_fields() {
 
 #[test]
 fn privileged_verbs_are_exactly_apply_verify_repair_remove() {
-    use devint::provenance::is_privileged;
     use devint::verbs::Verb;
     let privileged: Vec<Verb> = Verb::ALL
         .into_iter()
-        .filter(|v| is_privileged(*v))
+        .filter(|v| v.is_privileged())
         .collect();
     assert_eq!(
         privileged,

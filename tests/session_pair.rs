@@ -12,11 +12,13 @@ use devint::auth::{ClientName, LiveBook, Scope, TokenId, TokenSecret, ToolScope}
 use devint::peer::PeerVerified;
 use devint::session::{AnyConnection, Client, ClientError, Connection, ServerEnv, Step};
 use devint::testing::CountingBackend;
+use devint::time::UnixSecs;
 use devint::verbs::{ToolId, Verb, VerbResult};
+use devint::version::{ApiVersion, MAX_SUPPORTED};
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, ServerToClient};
 use pb::DenyCode;
 
-const T0: u64 = 1_700_000_000;
+const T0: UnixSecs = UnixSecs::new(1_700_000_000);
 const HOUR: u64 = 3600;
 
 /// The server half, its book and backend, the two decoders, the virtual clock and
@@ -25,7 +27,7 @@ struct Pair {
     server: AnyConnection,
     backend: CountingBackend,
     book: LiveBook,
-    now: u64,
+    now: UnixSecs,
     audit: Vec<AuditEvent>,
     closed: bool,
     to_server: Decoder<ClientToServer>,
@@ -222,7 +224,7 @@ fn a_client_offering_the_whole_window_negotiates_v5_supported() {
     assert_eq!(hello.di_api_versions, vec![1, 2, 3, 4, 5]);
     let frame = pair.send(ClientFrame::Hello(hello)).unwrap();
     let client = client.on_frame(frame).unwrap();
-    assert_eq!(client.version(), 5);
+    assert_eq!(client.version(), MAX_SUPPORTED);
     assert!(!client.is_degraded());
     assert!(client.ack().unavailable_verbs.is_empty());
     assert_eq!(client.ack().min_supported, 1);
@@ -486,7 +488,7 @@ fn an_unknown_token_is_unauthenticated_and_audited_as_unknown_without_a_token_id
 fn an_expired_token_is_token_expired_and_the_audit_names_its_id() {
     let mut pair = Pair::negotiated(5);
     let (id, token) = pair.enrol(Scope::full_lifecycle(ToolScope::All), 60);
-    pair.now += HOUR;
+    pair.now = pair.now.saturating_add(Duration::from_secs(HOUR));
     assert_token_denied(
         &mut pair,
         &token,
@@ -636,8 +638,8 @@ fn every_verb_is_answered_with_exactly_its_own_view() {
         assert_eq!(r.request_id, i as u64 + 1);
         assert_eq!(r.verb, w(verb));
         // spec §6: exactly one view, the verb's own; the client's parser checks both.
-        let result =
-            VerbResult::from_response(verb, &r, 5).unwrap_or_else(|e| panic!("{verb}: {e}"));
+        let result = VerbResult::from_response(verb, &r, MAX_SUPPORTED)
+            .unwrap_or_else(|e| panic!("{verb}: {e}"));
         assert_eq!(result.verb(), verb);
         assert_eq!(pair.backend.calls(verb), 1);
     }
@@ -656,7 +658,7 @@ fn no_denial_ever_contains_the_presented_token() {
         denied(pair.request(5, w(Verb::Status), &upper, "claude-code")),
         denied(pair.request(6, w(Verb::Status), &token[..63], "claude-code")),
     ];
-    pair.now += HOUR;
+    pair.now = pair.now.saturating_add(Duration::from_secs(HOUR));
     denials.push(denied(pair.request(
         7,
         w(Verb::Status),
@@ -718,12 +720,12 @@ fn a_client_round_trip_lists_tools() {
     let (mut pair, mut client) = client_pair(&[1, 2, 3, 4, 5]);
     let (pending, req) = client.list_tools().unwrap();
     assert_eq!(pending.request_id, 1);
-    let frame = pair.send(ClientFrame::Request(req)).unwrap();
+    let frame = pair.send(req.frame().clone()).unwrap();
     let result = client.on_frame(pending, frame).unwrap();
     assert!(matches!(result, VerbResult::ListTools(ref l) if l.tools.len() == 2));
     let (pending, req) = client.status(ToolId::parse("codex").unwrap()).unwrap();
     assert_eq!(pending.request_id, 2);
-    let frame = pair.send(ClientFrame::Request(req)).unwrap();
+    let frame = pair.send(req.frame().clone()).unwrap();
     assert!(matches!(
         client.on_frame(pending, frame).unwrap(),
         VerbResult::Status(_)
@@ -734,13 +736,15 @@ fn a_client_round_trip_lists_tools() {
 fn a_verb_unavailable_at_v1_fails_locally_without_writing_a_frame() {
     let (_pair, mut client) = client_pair(&[1]);
     let tool = ToolId::parse("claude-code").unwrap();
-    let err = client.scoped_events(tool.clone(), 1, 0).unwrap_err();
+    let err = client
+        .scoped_events(tool.clone(), 1, UnixSecs::EPOCH)
+        .unwrap_err();
     assert_eq!(
         err,
         ClientError::UnavailableLocally {
             verb: Verb::ScopedEvents,
-            version: 1,
-            first: 2
+            version: ApiVersion::new(1),
+            first: ApiVersion::new(2)
         }
     );
     let approval = devint::verbs::ApprovalId::parse("fedcba9876543210fedcba9876543210").unwrap();
@@ -757,7 +761,7 @@ fn a_verb_unavailable_at_v1_fails_locally_without_writing_a_frame() {
 fn a_response_to_another_request_id_is_a_protocol_error() {
     let (mut pair, mut client) = client_pair(&[5]);
     let (pending, req) = client.list_tools().unwrap();
-    let mut r = response(pair.send(ClientFrame::Request(req)).unwrap());
+    let mut r = response(pair.send(req.frame().clone()).unwrap());
     r.request_id += 1;
     assert!(matches!(
         client.on_frame(pending, ServerFrame::Response(r)),
@@ -769,7 +773,7 @@ fn a_response_to_another_request_id_is_a_protocol_error() {
 fn a_response_for_another_verb_is_a_protocol_error() {
     let (mut pair, mut client) = client_pair(&[5]);
     let (pending, req) = client.list_tools().unwrap();
-    let mut r = response(pair.send(ClientFrame::Request(req)).unwrap());
+    let mut r = response(pair.send(req.frame().clone()).unwrap());
     r.verb = w(Verb::Status);
     assert!(matches!(
         client.on_frame(pending, ServerFrame::Response(r)),
@@ -791,7 +795,7 @@ fn a_denial_reaches_the_client_as_denied_with_its_code() {
     let (pending, req) = client
         .status(ToolId::parse("windsurf-cascade").unwrap())
         .unwrap();
-    let frame = pair.send(ClientFrame::Request(req)).unwrap();
+    let frame = pair.send(req.frame().clone()).unwrap();
     assert!(matches!(
         client.on_frame(pending, frame),
         Err(ClientError::Denied {

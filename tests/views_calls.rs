@@ -1,6 +1,7 @@
 //! Typed verb calls: parsing requests, refusals mapped to deny codes, and the client's
 //! `to_request` round trip.
 
+use devint::time::UnixSecs;
 use devint::verbs::*;
 use devint::wire::pb;
 
@@ -41,7 +42,7 @@ fn sample_calls() -> Vec<VerbCall> {
         VerbCall::ScopedEvents {
             tool: tool(),
             limit: 50,
-            since: 1_700_000_000,
+            since: UnixSecs::new(1_700_000_000),
         },
         VerbCall::ApprovalRelay {
             tool: tool(),
@@ -287,7 +288,7 @@ fn scoped_events_without_args_means_defaults() {
         Ok(VerbCall::ScopedEvents {
             tool: tool(),
             limit: 0,
-            since: 0
+            since: UnixSecs::EPOCH
         })
     );
 }

@@ -2,6 +2,7 @@
 //! never reach a typed view unless they are in vocabulary or pass the sentence check.
 
 use devint::verbs::*;
+use devint::version::{ApiVersion, POLICY_SINCE};
 use devint::wire::pb;
 use proptest::prelude::*;
 
@@ -124,12 +125,13 @@ proptest! {
 
     #[test]
     fn parsing_hostile_status_views_never_panics_and_is_stable(w in status(), version in 1u32..=5) {
+        let version = ApiVersion::new(version);
         if let Ok(view) = StatusView::from_wire(&w, version) {
             // Everything textual that survived is a valid sentence.
             for s in view.state_reason.iter().chain(view.state_remediation.iter()) {
                 prop_assert!(Sentence::new(s.as_str()).is_ok());
             }
-            prop_assert_eq!(view.policy.is_some(), w.policy.is_some() && version >= POLICY_SINCE);
+            prop_assert_eq!(view.policy.is_some(), w.policy.is_some() && version.has(POLICY_SINCE));
             let again = StatusView::from_wire(&view.to_wire(version), version).unwrap();
             prop_assert_eq!(again, view);
         }

@@ -3,6 +3,7 @@
 mod views_samples;
 
 use devint::verbs::*;
+use devint::version::{APPLY_OUTCOME_SINCE, POLICY_SINCE, PROVENANCE_SINCE};
 use devint::wire::pb;
 use prost::Message;
 use views_samples::*;
@@ -41,20 +42,20 @@ fn views_set(r: &pb::Response) -> Vec<&'static str> {
 
 #[test]
 fn gate_constants_match_the_spec_version_table() {
-    assert_eq!(POLICY_SINCE, 3);
-    assert_eq!(PROVENANCE_SINCE, 4);
-    assert_eq!(APPLY_OUTCOME_SINCE, 5);
+    assert_eq!(POLICY_SINCE.get(), 3);
+    assert_eq!(PROVENANCE_SINCE.get(), 4);
+    assert_eq!(APPLY_OUTCOME_SINCE.get(), 5);
 }
 
 #[test]
 fn every_view_round_trips_through_the_wire_at_v5() {
     for result in all_results() {
         let verb = result.verb();
-        let resp = result.clone().into_response(77, 5);
+        let resp = result.clone().into_response(77, v(5));
         // Through bytes too, as a peer would see it.
         let bytes = resp.encode_to_vec();
         let decoded = pb::Response::decode(bytes.as_slice()).unwrap();
-        let back = VerbResult::from_response(verb, &decoded, 5).unwrap();
+        let back = VerbResult::from_response(verb, &decoded, v(5)).unwrap();
         assert_eq!(back, result, "{verb}");
     }
 }
@@ -74,7 +75,7 @@ fn response_echoes_request_id_and_verb_and_sets_exactly_the_verbs_view() {
     ];
     for (result, view) in all_results().into_iter().zip(expected) {
         let verb = result.verb();
-        for version in 1..=5 {
+        for version in (1..=5).map(v) {
             let resp = result.clone().into_response(0xdead_beef, version);
             assert_eq!(resp.request_id, 0xdead_beef);
             assert_eq!(resp.verb, verb.to_wire() as i32);
@@ -85,9 +86,9 @@ fn response_echoes_request_id_and_verb_and_sets_exactly_the_verbs_view() {
 
 #[test]
 fn status_policy_is_absent_at_v2_and_present_at_v3() {
-    let v2 = status().to_wire(2);
+    let v2 = status().to_wire(v(2));
     assert!(v2.policy.is_none());
-    let v3 = status().to_wire(3);
+    let v3 = status().to_wire(v(3));
     assert_eq!(v3.policy.as_ref().unwrap().state, "enforced");
     // The rest of the view does not depend on the version.
     assert_eq!(pb::StatusView { policy: None, ..v3 }, v2);
@@ -95,22 +96,22 @@ fn status_policy_is_absent_at_v2_and_present_at_v3() {
 
 #[test]
 fn verification_policy_is_absent_at_v2_and_present_at_v3() {
-    assert!(verification().to_wire(1).policy.is_none());
-    assert!(verification().to_wire(2).policy.is_none());
-    assert!(verification().to_wire(3).policy.is_some());
-    assert!(verification().to_wire(5).policy.is_some());
+    assert!(verification().to_wire(v(1)).policy.is_none());
+    assert!(verification().to_wire(v(2)).policy.is_none());
+    assert!(verification().to_wire(v(3)).policy.is_some());
+    assert!(verification().to_wire(v(5)).policy.is_some());
 }
 
 #[test]
 fn repair_embedded_status_is_gated_like_any_status() {
-    assert!(repair().to_wire(2).status.unwrap().policy.is_none());
-    assert!(repair().to_wire(3).status.unwrap().policy.is_some());
+    assert!(repair().to_wire(v(2)).status.unwrap().policy.is_none());
+    assert!(repair().to_wire(v(3)).status.unwrap().policy.is_some());
 }
 
 #[test]
 fn apply_outcome_is_absent_at_v4_and_present_at_v5() {
-    assert!(apply().to_wire(4).outcome.is_none());
-    let v5 = apply().to_wire(5);
+    assert!(apply().to_wire(v(4)).outcome.is_none());
+    let v5 = apply().to_wire(v(5));
     assert_eq!(
         v5.outcome.unwrap().mutation,
         pb::ApplyMutation::Changed as i32
@@ -120,29 +121,29 @@ fn apply_outcome_is_absent_at_v4_and_present_at_v5() {
 #[test]
 fn gated_fields_sent_below_their_version_are_dropped_when_parsed() {
     // A peer that does not gate v3's PolicyView (spec §5: "we gate all three").
-    let wire = status().to_wire(5);
-    let parsed = StatusView::from_wire(&wire, 2).unwrap();
+    let wire = status().to_wire(v(5));
+    let parsed = StatusView::from_wire(&wire, v(2)).unwrap();
     assert_eq!(parsed.policy, None);
-    assert_eq!(StatusView::from_wire(&wire, 3).unwrap(), status());
-    let wire = apply().to_wire(5);
-    assert_eq!(ApplyView::from_wire(&wire, 4).unwrap().outcome, None);
+    assert_eq!(StatusView::from_wire(&wire, v(3)).unwrap(), status());
+    let wire = apply().to_wire(v(5));
+    assert_eq!(ApplyView::from_wire(&wire, v(4)).unwrap().outcome, None);
 }
 
 #[test]
 fn views_round_trip_at_every_version_minus_gated_fields() {
-    for version in 1..=5 {
+    for version in (1..=5).map(v) {
         let st = StatusView::from_wire(&status().to_wire(version), version).unwrap();
-        assert_eq!(st.policy.is_some(), version >= POLICY_SINCE);
+        assert_eq!(st.policy.is_some(), version.has(POLICY_SINCE));
         let ap = ApplyView::from_wire(&apply().to_wire(version), version).unwrap();
-        assert_eq!(ap.outcome.is_some(), version >= APPLY_OUTCOME_SINCE);
+        assert_eq!(ap.outcome.is_some(), version.has(APPLY_OUTCOME_SINCE));
     }
 }
 
 #[test]
 fn a_response_for_another_verb_is_refused() {
-    let resp = VerbResult::Status(status()).into_response(1, 5);
+    let resp = VerbResult::Status(status()).into_response(1, v(5));
     assert!(matches!(
-        VerbResult::from_response(Verb::Verify, &resp, 5),
+        VerbResult::from_response(Verb::Verify, &resp, v(5)),
         Err(ResponseError::VerbMismatch {
             expected: Verb::Verify,
             got: 4
@@ -152,10 +153,10 @@ fn a_response_for_another_verb_is_refused() {
 
 #[test]
 fn a_response_with_two_views_or_none_is_refused() {
-    let mut resp = VerbResult::Status(status()).into_response(1, 5);
-    resp.tool_list = Some(tool_list().to_wire(5));
+    let mut resp = VerbResult::Status(status()).into_response(1, v(5));
+    resp.tool_list = Some(tool_list().to_wire(v(5)));
     assert!(matches!(
-        VerbResult::from_response(Verb::Status, &resp, 5),
+        VerbResult::from_response(Verb::Status, &resp, v(5)),
         Err(ResponseError::ViewCount { set: 2, .. })
     ));
     let empty = pb::Response {
@@ -164,17 +165,17 @@ fn a_response_with_two_views_or_none_is_refused() {
         ..Default::default()
     };
     assert!(matches!(
-        VerbResult::from_response(Verb::Status, &empty, 5),
+        VerbResult::from_response(Verb::Status, &empty, v(5)),
         Err(ResponseError::ViewCount { set: 0, .. })
     ));
 }
 
 #[test]
 fn a_response_with_the_wrong_single_view_is_refused() {
-    let mut resp = VerbResult::Status(status()).into_response(1, 5);
-    resp.verification = resp.status.take().map(|_| verification().to_wire(5));
+    let mut resp = VerbResult::Status(status()).into_response(1, v(5));
+    resp.verification = resp.status.take().map(|_| verification().to_wire(v(5)));
     assert!(matches!(
-        VerbResult::from_response(Verb::Status, &resp, 5),
+        VerbResult::from_response(Verb::Status, &resp, v(5)),
         Err(ResponseError::WrongView {
             expected: Verb::Status
         })
@@ -183,9 +184,9 @@ fn a_response_with_the_wrong_single_view_is_refused() {
 
 #[test]
 fn a_view_token_outside_its_vocabulary_is_a_typed_error_that_lists_tokens() {
-    let mut wire = status().to_wire(5);
+    let mut wire = status().to_wire(v(5));
     wire.phase = "INSTALLED; rm -rf ~".into();
-    let err = StatusView::from_wire(&wire, 5).unwrap_err();
+    let err = StatusView::from_wire(&wire, v(5)).unwrap_err();
     let ViewError::OutsideVocabulary(e) = err else {
         panic!("{err:?}")
     };
@@ -198,23 +199,23 @@ fn a_view_token_outside_its_vocabulary_is_a_typed_error_that_lists_tokens() {
 
 #[test]
 fn an_evidence_outcome_must_come_from_its_kinds_vocabulary() {
-    let mut wire = status().to_wire(5);
+    let mut wire = status().to_wire(v(5));
     wire.evidence[0].outcome = "healthy".into(); // a host_attested outcome on read_back
-    let err = StatusView::from_wire(&wire, 5).unwrap_err();
+    let err = StatusView::from_wire(&wire, v(5)).unwrap_err();
     assert!(
         matches!(err, ViewError::OutsideVocabulary(e) if e.accepted == ReadBackOutcome::TOKENS),
         "{err:?}"
     );
-    let mut wire = status().to_wire(5);
+    let mut wire = status().to_wire(v(5));
     wire.evidence[3].outcome = String::new();
-    assert!(StatusView::from_wire(&wire, 5).is_err());
+    assert!(StatusView::from_wire(&wire, v(5)).is_err());
 }
 
 #[test]
 fn malformed_ids_and_missing_fields_are_refused_without_echo() {
-    let mut wire = plan().to_wire(5);
+    let mut wire = plan().to_wire(v(5));
     wire.plan_id = "ghp_notAPlanId".into();
-    let err = PlanView::from_wire(&wire, 5).unwrap_err();
+    let err = PlanView::from_wire(&wire, v(5)).unwrap_err();
     assert!(matches!(
         err,
         ViewError::MalformedField {
@@ -224,38 +225,38 @@ fn malformed_ids_and_missing_fields_are_refused_without_echo() {
     ));
     assert!(!err.to_string().contains("ghp_"));
 
-    let mut wire = plan().to_wire(5);
+    let mut wire = plan().to_wire(v(5));
     wire.steps[0].summary.clear();
     assert_eq!(
-        PlanView::from_wire(&wire, 5).unwrap_err(),
+        PlanView::from_wire(&wire, v(5)).unwrap_err(),
         ViewError::MissingField {
             field: "step.summary"
         }
     );
 
-    let mut wire = repair().to_wire(5);
+    let mut wire = repair().to_wire(v(5));
     wire.status = None;
     assert_eq!(
-        RepairView::from_wire(&wire, 5).unwrap_err(),
+        RepairView::from_wire(&wire, v(5)).unwrap_err(),
         ViewError::MissingField {
             field: "repair.status"
         }
     );
 
-    let mut wire = apply().to_wire(5);
+    let mut wire = apply().to_wire(v(5));
     wire.outcome.as_mut().unwrap().mutation = 0;
     assert!(matches!(
-        ApplyView::from_wire(&wire, 5),
+        ApplyView::from_wire(&wire, v(5)),
         Err(ViewError::UnknownEnumValue { value: 0, .. })
     ));
 }
 
 #[test]
 fn credential_shaped_text_from_a_peer_is_replaced_by_the_placeholder() {
-    let mut wire = status().to_wire(5);
+    let mut wire = status().to_wire(v(5));
     wire.state_reason = "key is sk-ant-api03-AbCdEfGh12345678".into();
     wire.state_remediation = "line one\nline two".into();
-    let parsed = StatusView::from_wire(&wire, 5).unwrap();
+    let parsed = StatusView::from_wire(&wire, v(5)).unwrap();
     assert_eq!(
         parsed.state_reason.unwrap().as_str(),
         CREDENTIAL_PLACEHOLDER
@@ -268,10 +269,10 @@ fn credential_shaped_text_from_a_peer_is_replaced_by_the_placeholder() {
 
 #[test]
 fn key_names_on_the_wire_cannot_smuggle_values() {
-    let mut wire = status().to_wire(5);
+    let mut wire = status().to_wire(v(5));
     wire.drift_mismatched = vec!["env.ANTHROPIC_API_KEY=sk-ant-xyz".into()];
     assert!(matches!(
-        StatusView::from_wire(&wire, 5),
+        StatusView::from_wire(&wire, v(5)),
         Err(ViewError::MalformedField {
             field: "status.drift_mismatched",
             ..
@@ -285,9 +286,9 @@ fn optional_text_and_ids_are_empty_strings_on_the_wire() {
     st.planned_level = None;
     st.state_reason = None;
     st.next_level = None;
-    let wire = st.to_wire(5);
+    let wire = st.to_wire(v(5));
     assert_eq!(wire.planned_level, "");
     assert_eq!(wire.state_reason, "");
     assert!(wire.next_level.is_none());
-    assert_eq!(StatusView::from_wire(&wire, 5).unwrap(), st);
+    assert_eq!(StatusView::from_wire(&wire, v(5)).unwrap(), st);
 }

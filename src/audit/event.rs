@@ -9,11 +9,13 @@
 use serde::{Serialize, Serializer};
 
 use crate::auth::{AuthDenial, ClientName, ResolveError, TokenId};
-use crate::verbs::{ToolRef, Verb};
+use crate::time::UnixSecs;
+use crate::verbs::{MutationVerb, ToolRef, Verb};
 
 /// Why version negotiation failed (spec §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum NegotiationFailure {
     /// The first frame was not a `Hello`.
     HelloExpected,
@@ -26,6 +28,7 @@ pub enum NegotiationFailure {
 /// Why a frame was refused before decoding (spec §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FrameRefusal {
     /// The declared length exceeds the limit.
     Oversized,
@@ -42,6 +45,7 @@ pub enum FrameRefusal {
 /// The finer outcome of an authentication or authorization failure (spec §6, §10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum AuthFailureReason {
     /// No token.
     Absent,
@@ -72,6 +76,7 @@ impl From<&AuthDenial> for AuthFailureReason {
 /// Which connection limit refused a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ConnectionLimit {
     /// The server-wide limit.
     Total,
@@ -79,39 +84,10 @@ pub enum ConnectionLimit {
     PerUid,
 }
 
-// spec[S10-MUTATIONS] §10 (b): apply, repair and remove are audited with their outcome.
-/// A lifecycle mutation verb (spec §10 (b)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MutationVerb {
-    /// `apply`.
-    Apply,
-    /// `repair`.
-    Repair,
-    /// `remove` (executing, not planning, a removal).
-    Remove,
-}
-
-impl MutationVerb {
-    /// The verb, if it is a mutating one (the [`Verb::rule`] table decides).
-    pub fn from_verb(verb: Verb) -> Option<MutationVerb> {
-        match verb {
-            Verb::Apply => Some(MutationVerb::Apply),
-            Verb::Repair => Some(MutationVerb::Repair),
-            Verb::Remove => Some(MutationVerb::Remove),
-            Verb::ListTools
-            | Verb::Plan
-            | Verb::Status
-            | Verb::Verify
-            | Verb::ScopedEvents
-            | Verb::ApprovalRelay => None,
-        }
-    }
-}
-
 /// How a lifecycle mutation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum MutationOutcome {
     /// Every step applied.
     Succeeded,
@@ -128,6 +104,7 @@ pub enum MutationOutcome {
 /// What happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum AuditKind {
     /// The OS layer rejected the peer (uid check, spec §1).
     PeerRejected,
@@ -173,6 +150,7 @@ pub enum AuditKind {
 /// The event's outcome, derived from its kind so the two never disagree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum AuditOutcome {
     /// A request was answered with `Denied`.
     Denied,
@@ -220,9 +198,10 @@ fn serialize_verb<S: Serializer>(verb: &Option<Verb>, s: S) -> Result<S::Ok, S::
 /// One audit record (spec §10): time, kind, outcome, and the context that is known.
 /// A denial that reached no record carries no token id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct AuditEvent {
-    /// When, in unix seconds (passed in; this module reads no clock).
-    pub at_unix_secs: u64,
+    /// When (passed in; this module reads no clock). Serialised as the bare number.
+    pub at_unix_secs: UnixSecs,
     /// What happened.
     pub kind: AuditKind,
     /// The outcome (derived from `kind` by [`AuditEvent::new`]).
@@ -246,7 +225,7 @@ pub struct AuditEvent {
 
 impl AuditEvent {
     /// An event of `kind` at `at_unix_secs` with no context yet.
-    pub fn new(at_unix_secs: u64, kind: AuditKind) -> AuditEvent {
+    pub fn new(at_unix_secs: UnixSecs, kind: AuditKind) -> AuditEvent {
         AuditEvent {
             at_unix_secs,
             kind,
@@ -263,7 +242,7 @@ impl AuditEvent {
 
     /// The auth failure for `denial` of a request for `verb` on `tool` (empty = none).
     pub fn auth_failure(
-        at_unix_secs: u64,
+        at_unix_secs: UnixSecs,
         denial: &AuthDenial,
         verb: Verb,
         tool: &str,
@@ -283,7 +262,7 @@ impl AuditEvent {
 
     /// The auth failure for a [`ResolveError`] (an unreadable book included).
     pub fn resolve_failure(
-        at_unix_secs: u64,
+        at_unix_secs: UnixSecs,
         error: &ResolveError,
         verb: Verb,
         tool: &str,

@@ -9,6 +9,7 @@ use super::event::AuditEvent;
 /// An audit sink could not record an event. Never swallowed: the caller decides what a
 /// lost audit record means (the server logs it and keeps the connection's answer).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuditError {
     /// Writing or syncing the log failed.
     #[error("could not {action} the audit log {}: {source}", path.display())]

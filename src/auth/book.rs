@@ -1,6 +1,6 @@
 //! [`EnrolmentBook`]: the in-memory records and the one resolution function.
 //!
-//! Plain data: no lock, no file, no clock (`now` is an argument, in unix seconds).
+//! Plain data: no lock, no file, no clock (`now` is an argument).
 //! [`super::LiveBook`] shares it between connections; [`super::BookFile`] persists it.
 
 use std::collections::{BTreeMap, HashMap};
@@ -11,6 +11,7 @@ use super::grant::{AuthDenial, Grant};
 use super::ids::{ClientName, TokenId};
 use super::scope::Scope;
 use super::secret::{EntropyError, TokenDigest, TokenSecret};
+use crate::time::UnixSecs;
 use crate::verbs::Verb;
 
 // spec[S7-BOOK-NO-SECRET] §7: the record holds a digest of the secret, never the secret.
@@ -19,8 +20,8 @@ use crate::verbs::Verb;
 pub struct EnrolmentRecord {
     pub(crate) token_id: TokenId,
     pub(crate) client_name: ClientName,
-    pub(crate) issued_at: u64,
-    pub(crate) expires_at: u64,
+    pub(crate) issued_at: UnixSecs,
+    pub(crate) expires_at: UnixSecs,
     pub(crate) scope: Arc<Scope>,
     pub(crate) digest: TokenDigest,
 }
@@ -34,12 +35,12 @@ impl EnrolmentRecord {
     pub fn client_name(&self) -> &ClientName {
         &self.client_name
     }
-    /// When it was issued (unix seconds).
-    pub fn issued_at(&self) -> u64 {
+    /// When it was issued.
+    pub fn issued_at(&self) -> UnixSecs {
         self.issued_at
     }
-    /// The absolute expiry (unix seconds): the token is valid while `now < expires_at`.
-    pub fn expires_at(&self) -> u64 {
+    /// The absolute expiry: the token is valid while `now < expires_at`.
+    pub fn expires_at(&self) -> UnixSecs {
         self.expires_at
     }
     /// What the token covers.
@@ -48,7 +49,7 @@ impl EnrolmentRecord {
     }
     // spec[S7-ABSOLUTE-EXPIRY] §7: expiry is absolute, not sliding.
     /// Whether the token has expired at `now` (spec §7: absolute, not sliding).
-    pub fn is_expired(&self, now: u64) -> bool {
+    pub fn is_expired(&self, now: UnixSecs) -> bool {
         now >= self.expires_at
     }
 }
@@ -60,6 +61,7 @@ pub const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(366 * 86_400);
 
 /// Something a book operation refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EnrolmentError {
     /// No record has this id (never issued, revoked, or purged).
     #[error("no enrolled token has id {0}; `devint tokens list` shows the enrolled ones")]
@@ -106,7 +108,7 @@ impl EnrolmentBook {
         client: ClientName,
         scope: Scope,
         ttl: Duration,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<(TokenId, TokenSecret), EnrolmentError> {
         let secret = TokenSecret::generate()?;
         let id = self.issue_with_secret(client, scope, ttl, now, &secret)?;
@@ -119,7 +121,7 @@ impl EnrolmentBook {
         client: ClientName,
         scope: Scope,
         ttl: Duration,
-        now: u64,
+        now: UnixSecs,
         secret: &TokenSecret,
     ) -> Result<TokenId, EnrolmentError> {
         if ttl.as_secs() == 0 {
@@ -136,7 +138,7 @@ impl EnrolmentBook {
             token_id: TokenId::generate()?,
             client_name: client,
             issued_at: now,
-            expires_at: now.saturating_add(ttl.as_secs()),
+            expires_at: now.saturating_add(ttl),
             scope: Arc::new(scope),
             digest: secret.digest(),
         };
@@ -151,7 +153,7 @@ impl EnrolmentBook {
     pub fn rotate(
         &mut self,
         token_id: &TokenId,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<(TokenId, TokenSecret), EnrolmentError> {
         let secret = TokenSecret::generate()?;
         let id = self.rotate_with_secret(token_id, now, &secret)?;
@@ -162,7 +164,7 @@ impl EnrolmentBook {
     pub fn rotate_with_secret(
         &mut self,
         token_id: &TokenId,
-        now: u64,
+        now: UnixSecs,
         secret: &TokenSecret,
     ) -> Result<TokenId, EnrolmentError> {
         let old = self
@@ -172,8 +174,8 @@ impl EnrolmentBook {
         // A record older than the bound keeps at most the bound when rotated.
         let lifetime = old
             .expires_at
-            .saturating_sub(old.issued_at)
-            .clamp(1, MAX_TOKEN_LIFETIME.as_secs());
+            .duration_since(old.issued_at)
+            .clamp(Duration::from_secs(1), MAX_TOKEN_LIFETIME);
         let record = EnrolmentRecord {
             token_id: TokenId::generate()?,
             client_name: old.client_name.clone(),
@@ -201,7 +203,7 @@ impl EnrolmentBook {
     }
 
     /// Delete every record expired at `now`; returns how many went.
-    pub fn purge_expired(&mut self, now: u64) -> usize {
+    pub fn purge_expired(&mut self, now: UnixSecs) -> usize {
         let expired: Vec<TokenId> = self
             .records
             .values()
@@ -242,7 +244,7 @@ impl EnrolmentBook {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, AuthDenial> {
         if token.is_empty() {
             return Err(AuthDenial::Absent);

@@ -20,6 +20,7 @@ use super::book::{EnrolmentBook, EnrolmentRecord};
 use super::ids::{ClientName, TokenId};
 use super::scope::{Scope, ToolScope};
 use super::secret::TokenDigest;
+use crate::time::UnixSecs;
 use crate::verbs::{Verb, VerbSet};
 
 /// The only `format_version` this build reads and writes.
@@ -29,6 +30,7 @@ pub const BOOK_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Why bytes are not a book this build can use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BookDecodeError {
     /// The content is not a valid book (truncated, edited, not JSON, over the size bound).
     #[error("{0}")]
@@ -99,8 +101,8 @@ struct FileModel {
 struct FileRecord {
     token_id: TokenId,
     client_name: ClientName,
-    issued_at: u64,
-    expires_at: u64,
+    issued_at: UnixSecs,
+    expires_at: UnixSecs,
     scope: FileScope,
     /// SHA-256 of the secret, lowercase hex.
     digest_sha256: String,

@@ -16,6 +16,7 @@
 //!   again gives the same bytes.
 
 use super::{decode_book, encode_book, AuthDenial, EnrolmentBook, TokenSecret};
+use crate::time::UnixSecs;
 use crate::verbs::Verb;
 
 /// How many probe secrets the harness tries against every loaded book.
@@ -31,7 +32,7 @@ pub fn probe_secret(i: u8) -> TokenSecret {
 /// Whether `book` knows `secret` at all (any answer but "unknown").
 fn knows(book: &EnrolmentBook, secret: &TokenSecret) -> bool {
     let token = secret.expose_secret_hex();
-    match book.resolve(&token, Verb::ListTools, "claude-code", 0) {
+    match book.resolve(&token, Verb::ListTools, "claude-code", UnixSecs::EPOCH) {
         Ok(_) => true,
         Err(AuthDenial::Unknown) => false,
         Err(AuthDenial::Expired { .. } | AuthDenial::OutOfScope { .. }) => true,

@@ -72,6 +72,7 @@ impl Grant {
 /// Why a token did not authorise a request, with the finer outcome the audit records.
 /// Carries a token id only when one resolved (spec §10).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthDenial {
     /// The request carried no token.
     #[error("the request carried no capability token; enrol with `devint enrol` and set AA_DEVINT_TOKEN_FILE")]

@@ -13,6 +13,7 @@ use super::ids::{ClientName, TokenId};
 use super::scope::Scope;
 use super::secret::TokenSecret;
 use super::sync::RwLock;
+use crate::time::UnixSecs;
 use crate::verbs::Verb;
 
 /// An [`EnrolmentBook`] behind a read-write lock.
@@ -60,7 +61,7 @@ impl LiveBook {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, AuthDenial> {
         self.read().resolve(token, verb, tool, now)
     }
@@ -71,7 +72,7 @@ impl LiveBook {
         client: ClientName,
         scope: Scope,
         ttl: Duration,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<(TokenId, TokenSecret), EnrolmentError> {
         self.write().issue(client, scope, ttl, now)
     }
@@ -82,7 +83,7 @@ impl LiveBook {
         client: ClientName,
         scope: Scope,
         ttl: Duration,
-        now: u64,
+        now: UnixSecs,
         secret: &TokenSecret,
     ) -> Result<TokenId, EnrolmentError> {
         self.write()
@@ -93,7 +94,7 @@ impl LiveBook {
     pub fn rotate(
         &self,
         token_id: &TokenId,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<(TokenId, TokenSecret), EnrolmentError> {
         self.write().rotate(token_id, now)
     }
@@ -102,7 +103,7 @@ impl LiveBook {
     pub fn rotate_with_secret(
         &self,
         token_id: &TokenId,
-        now: u64,
+        now: UnixSecs,
         secret: &TokenSecret,
     ) -> Result<TokenId, EnrolmentError> {
         self.write().rotate_with_secret(token_id, now, secret)
@@ -114,7 +115,7 @@ impl LiveBook {
     }
 
     /// See [`EnrolmentBook::purge_expired`].
-    pub fn purge_expired(&self, now: u64) -> usize {
+    pub fn purge_expired(&self, now: UnixSecs) -> usize {
         self.write().purge_expired(now)
     }
 

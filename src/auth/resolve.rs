@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::grant::{AuthDenial, Grant};
 use super::live::LiveBook;
+use crate::time::UnixSecs;
 use crate::verbs::Verb;
 use crate::wire::pb::DenyCode;
 
@@ -17,6 +18,7 @@ pub type BookStorageError = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Why resolving a token produced no grant.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// The token was refused.
     #[error(transparent)]
@@ -40,8 +42,13 @@ impl ResolveError {
 /// immediate): the session core's only way to learn who is calling.
 pub trait TokenResolver: Send + Sync {
     /// Resolve `token` for `verb` on `tool` at `now` (spec §6 steps 2–4).
-    fn resolve(&self, token: &str, verb: Verb, tool: &str, now: u64)
-        -> Result<Grant, ResolveError>;
+    fn resolve(
+        &self,
+        token: &str,
+        verb: Verb,
+        tool: &str,
+        now: UnixSecs,
+    ) -> Result<Grant, ResolveError>;
 }
 
 impl TokenResolver for LiveBook {
@@ -50,7 +57,7 @@ impl TokenResolver for LiveBook {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, ResolveError> {
         LiveBook::resolve(self, token, verb, tool, now).map_err(ResolveError::Denied)
     }

@@ -91,6 +91,21 @@ impl TokenSecret {
         Zeroizing::new(hex::encode(self.0))
     }
 
+    /// **Reveals the secret** by appending its 64 lowercase hex characters to `out`, with no
+    /// copy in between: the client writes the token straight into the request it sends
+    /// (`pb::Request.capability_token`), so that field is the only place the text exists.
+    /// `out` grows at most once, before anything is written, so no reallocation leaves a
+    /// stale copy behind; the caller wipes `out` when it is done (see
+    /// `devint::session::OutgoingRequest`).
+    pub fn expose_secret_hex_into(&self, out: &mut String) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        out.reserve_exact(SECRET_HEX_LEN);
+        for byte in self.0 {
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+        }
+    }
+
     /// The digest the server stores and compares (SHA-256 of the 32 bytes).
     pub fn digest(&self) -> TokenDigest {
         TokenDigest(Sha256::digest(self.0).into())
@@ -152,6 +167,16 @@ mod tests {
         assert_eq!(hex.len(), 64);
         let back = TokenSecret::parse(&hex).unwrap();
         assert!(s.digest() == back.digest());
+    }
+
+    #[test]
+    fn hex_written_in_place_matches_the_text_form_and_never_reallocates() {
+        let s = TokenSecret::generate().unwrap();
+        let mut out = String::new();
+        s.expose_secret_hex_into(&mut out);
+        assert_eq!(out.as_str(), s.expose_secret_hex().as_str());
+        // One allocation of exactly the token's size: nothing was grown (and so copied).
+        assert_eq!(out.capacity(), SECRET_HEX_LEN);
     }
 
     #[test]

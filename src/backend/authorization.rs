@@ -5,16 +5,20 @@
 //! crate, so no backend, shell or other crate can call a backend method on a request that
 //! skipped the checks (the rustls `HandshakeSignatureValid` pattern). Neither is `Clone`: one proof serves one call.
 
+use super::cancel::CancelSignal;
 use crate::auth::{ClientName, Grant, TokenId};
+use crate::time::UnixSecs;
 use crate::verbs::{ToolId, Verb};
+use crate::version::ApiVersion;
 
 /// Proof that one request was authorised for its verb (the `list_tools` proof).
 #[derive(Debug)]
 pub struct Authorization {
     grant: Grant,
     request_id: u64,
-    version: u32,
-    now: u64,
+    version: ApiVersion,
+    now: UnixSecs,
+    cancel: CancelSignal,
 }
 
 /// Proof that one request was authorised for its verb on one known tool.
@@ -30,12 +34,18 @@ static_assertions::assert_impl_all!(Authorization: Send, Sync);
 static_assertions::assert_impl_all!(ToolAuthorization: Send, Sync);
 
 impl Authorization {
-    pub(crate) fn new(grant: Grant, request_id: u64, version: u32, now: u64) -> Authorization {
+    pub(crate) fn new(
+        grant: Grant,
+        request_id: u64,
+        version: ApiVersion,
+        now: UnixSecs,
+    ) -> Authorization {
         Authorization {
             grant,
             request_id,
             version,
             now,
+            cancel: CancelSignal::new(),
         }
     }
 
@@ -64,14 +74,20 @@ impl Authorization {
     }
 
     /// The DI-API version negotiated on the connection.
-    pub fn version(&self) -> u32 {
+    pub fn version(&self) -> ApiVersion {
         self.version
     }
 
-    /// The time the request was admitted (unix seconds); backends use it instead of a clock
-    /// read so a call is judged at one instant.
-    pub fn now(&self) -> u64 {
+    /// The time the request was admitted; backends use it instead of a clock read so a call
+    /// is judged at one instant.
+    pub fn now(&self) -> UnixSecs {
         self.now
+    }
+
+    /// The request's cancellation: a mutating call checks it before its point of no return
+    /// (see [`CancelSignal`]).
+    pub fn cancel_signal(&self) -> &CancelSignal {
+        &self.cancel
     }
 }
 

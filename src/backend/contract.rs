@@ -8,6 +8,7 @@
 //! forbidden design 6).
 
 use super::authorization::{Authorization, ToolAuthorization};
+use crate::time::UnixSecs;
 use crate::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
     ScopedEventList, Sentence, StatusView, ToolId, ToolList, UserInput, Verb, VerificationView,
@@ -66,7 +67,7 @@ pub trait Lifecycle: Send + Sync {
         &self,
         auth: &ToolAuthorization,
         limit: u32,
-        since_unix_secs: u64,
+        since: UnixSecs,
     ) -> Result<ScopedEventList, LifecycleError>;
     /// `approval_relay` (v2+): relay the user's input for adjudication; never a decision.
     fn approval_relay(
@@ -79,6 +80,7 @@ pub trait Lifecycle: Send + Sync {
 
 /// What a backend call may fail with; the session maps it to `Denied` (spec §6).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LifecycleError {
     /// No adapter knows the tool (`UNKNOWN_TOOL`).
     #[error("no adapter knows this tool")]

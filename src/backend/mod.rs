@@ -1,6 +1,6 @@
 //! The backend contract: the [`Lifecycle`] trait every runtime implements, the errors it may
-//! return, and the proofs of authorisation its methods take ([`Authorization`],
-//! [`ToolAuthorization`]).
+//! return, the proofs of authorisation its methods take ([`Authorization`],
+//! [`ToolAuthorization`]) and the cancellation they carry ([`CancelSignal`]).
 //!
 //! This module sits below [`crate::session`]: the session core mints the proofs (their
 //! constructors are `pub(crate)`, so no other crate can) and calls the backend; a backend
@@ -10,7 +10,9 @@
 //! credential, and never be reachable without a proof minted by the session.
 
 mod authorization;
+mod cancel;
 mod contract;
 
 pub use authorization::{Authorization, ToolAuthorization};
+pub use cancel::CancelSignal;
 pub use contract::{CallKind, Lifecycle, LifecycleError};

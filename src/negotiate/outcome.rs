@@ -2,12 +2,14 @@
 
 use std::collections::BTreeSet;
 
-use super::window::{unavailable_verbs, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
+use super::window::unavailable_verbs;
 use crate::verbs::Verb;
+use crate::version::{ApiVersion, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
 use crate::wire::pb;
 
 /// The two successful outcomes (spec §3 `NegotiationOutcome`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Every verb is available at the chosen version.
     Supported,
@@ -28,14 +30,14 @@ impl Outcome {
 /// A successful negotiation: the version fixed for the connection and what it lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Agreement {
-    version: u32,
+    version: ApiVersion,
     outcome: Outcome,
     unavailable: Vec<Verb>,
 }
 
 impl Agreement {
     /// The negotiated DI-API version, fixed for the connection (spec §5 rule 7).
-    pub fn version(&self) -> u32 {
+    pub fn version(&self) -> ApiVersion {
         self.version
     }
 
@@ -81,6 +83,7 @@ impl Agreement {
 
 /// Why a `Hello` was answered with `Incompatible` (spec §5 rules 2–4).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum IncompatibleReason {
     /// `di_api_versions` was empty: an unstated version is never "assume the oldest".
     #[error("the client offered no DI-API version")]
@@ -138,8 +141,8 @@ impl IncompatibleReason {
         pb::Incompatible {
             reason: self.to_string(),
             remediation: self.remediation(),
-            min_supported: MIN_SUPPORTED,
-            max_supported: MAX_SUPPORTED,
+            min_supported: MIN_SUPPORTED.get(),
+            max_supported: MAX_SUPPORTED.get(),
         }
     }
 }
@@ -156,10 +159,13 @@ pub fn negotiate(
         return Err(IncompatibleReason::NoVersionOffered);
     };
     // spec[S5-R3-INTERSECT] §5 rule 3: intersect the offered set with the window; take the maximum.
-    let Some(&version) = offered.range(MIN_SUPPORTED..=MAX_SUPPORTED).next_back() else {
-        return Err(if best < MIN_SUPPORTED {
+    let Some(&version) = offered
+        .range(MIN_SUPPORTED.get()..=MAX_SUPPORTED.get())
+        .next_back()
+    else {
+        return Err(if best < MIN_SUPPORTED.get() {
             IncompatibleReason::ClientTooOld { client_best: best }
-        } else if lowest > MAX_SUPPORTED {
+        } else if lowest > MAX_SUPPORTED.get() {
             IncompatibleReason::ClientTooNew {
                 client_lowest: lowest,
             }
@@ -172,6 +178,7 @@ pub fn negotiate(
         return Err(IncompatibleReason::SchemaMismatch);
     }
     // spec[S5-R5-DEGRADED] §5 rule 5: DEGRADED iff the chosen version has unavailable verbs.
+    let version = ApiVersion::new(version);
     let unavailable = unavailable_verbs(version);
     let outcome = if unavailable.is_empty() {
         Outcome::Supported
@@ -192,10 +199,10 @@ mod tests {
     #[test]
     fn picks_the_highest_common_version() {
         let a = negotiate(&[1, 2, 3, 4, 5], &[1]).unwrap();
-        assert_eq!((a.version(), a.outcome()), (5, Outcome::Supported));
+        assert_eq!((a.version().get(), a.outcome()), (5, Outcome::Supported));
         assert!(a.degraded_reason().is_empty() && a.remediation().is_empty());
         let a = negotiate(&[9, 3, 3, 1], &[1]).unwrap();
-        assert_eq!(a.version(), 3);
+        assert_eq!(a.version().get(), 3);
     }
 
     #[test]

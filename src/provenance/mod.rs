@@ -15,6 +15,6 @@ mod standing;
 pub use compare::{compare, compare_identities, Comparison, FieldReport, FieldState, Verdict};
 pub use identity::{BuildIdSource, BuildIdentity};
 pub use standing::{
-    is_privileged, Permit, RefutedBecause, Standing, StandingRefusal, UnverifiableBecause,
-    EXIT_REFUTED, EXIT_UNVERIFIABLE,
+    Permit, RefutedBecause, Standing, StandingRefusal, UnverifiableBecause, EXIT_REFUTED,
+    EXIT_UNVERIFIABLE,
 };

@@ -9,6 +9,7 @@ use crate::wire::pb;
 
 /// Why a standing is unverifiable: an absence of evidence, not a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum UnverifiableBecause {
     /// The `HelloAck` carried no provenance (a peer below v4, or one that said nothing).
     #[error("the runtime sent no provenance")]
@@ -20,6 +21,7 @@ pub enum UnverifiableBecause {
 
 /// Why a standing is refuted: a positive finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RefutedBecause {
     /// More than one runtime accepted a connection in the socket's directory.
     #[error("{reachable} runtimes are reachable in the socket's directory")]
@@ -64,6 +66,7 @@ pub enum Permit {
 
 /// A command refused because of the standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum StandingRefusal {
     /// Refused everywhere: exit 10.
     #[error(
@@ -140,9 +143,10 @@ impl Standing {
         }
     }
 
-    /// [`Standing::permits`] for the command that sends `verb`.
+    /// [`Standing::permits`] for the command that sends `verb`; whether it is privileged is
+    /// the verb table's privilege column ([`Verb::is_privileged`]).
     pub fn permits_verb(&self, verb: Verb) -> Result<Permit, StandingRefusal> {
-        self.permits(is_privileged(verb))
+        self.permits(verb.is_privileged())
     }
 
     // spec[S8-STANDING-TABLE] §8: verified proceeds; unverifiable refuses privileged commands
@@ -161,18 +165,6 @@ impl Standing {
             (Standing::Unverifiable(_), false) => Ok(Permit::ProceedReportingUnverifiable),
             (Standing::Unverifiable(why), true) => Err(StandingRefusal::Unverifiable(*why)),
             (Standing::Refuted(why), _) => Err(StandingRefusal::Refuted(*why)),
-        }
-    }
-}
-
-// spec[S8-STANDING-TABLE] §8: the privileged commands are apply, verify, repair, remove.
-/// Whether a verb is a privileged command for the standing table (spec §8: apply, verify,
-/// repair, remove). Written without a wildcard arm so a new verb must be classified.
-pub const fn is_privileged(verb: Verb) -> bool {
-    match verb {
-        Verb::Apply | Verb::Verify | Verb::Repair | Verb::Remove => true,
-        Verb::ListTools | Verb::Plan | Verb::Status | Verb::ScopedEvents | Verb::ApprovalRelay => {
-            false
         }
     }
 }

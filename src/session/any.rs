@@ -2,9 +2,13 @@
 //! stm32 HAL's erased pins are the pattern). The typed API is used inside; this enum only
 //! routes a frame to the one transition its state has.
 
+use zeroize::Zeroize;
+
 use crate::audit::{AuditEvent, AuditKind, FrameRefusal};
 use crate::auth::TokenResolver;
 use crate::backend::Lifecycle;
+use crate::time::UnixSecs;
+use crate::version::ApiVersion;
 use crate::wire::{pb, ClientFrame, FrameError, FrameErrorKind, ServerFrame};
 
 use super::denial::{denied, DenialCause};
@@ -75,7 +79,7 @@ impl AnyConnection {
     }
 
     /// The negotiated version, once negotiated.
-    pub fn version(&self) -> Option<u32> {
+    pub fn version(&self) -> Option<ApiVersion> {
         match self {
             AnyConnection::Negotiated(c) => Some(c.agreement().version()),
             _ => None,
@@ -83,7 +87,7 @@ impl AnyConnection {
     }
 
     /// Route one decoded frame to its state's transition.
-    pub fn handle(&mut self, frame: ClientFrame, env: &ServerEnv<'_>, now: u64) -> Step {
+    pub fn handle(&mut self, frame: ClientFrame, env: &ServerEnv<'_>, now: UnixSecs) -> Step {
         let meta = self.meta();
         match std::mem::replace(self, AnyConnection::Closed(meta)) {
             AnyConnection::Unauthenticated(conn) => match frame {
@@ -96,12 +100,17 @@ impl AnyConnection {
                         Handshake::Closed(closing) => closed(closing),
                     }
                 }
-                ClientFrame::Request(_) => closed(conn.handle_request_before_hello(now)),
+                ClientFrame::Request(request) => {
+                    forget_token(request);
+                    closed(conn.handle_request_before_hello(now))
+                }
             },
             AnyConnection::Negotiated(conn) => match frame {
                 ClientFrame::Hello(_) => closed(conn.handle_second_hello(now)),
                 ClientFrame::Request(request) => {
-                    match conn.handle_request(&request, env.resolver, env.backend, now) {
+                    let admission = conn.handle_request(&request, env.resolver, env.backend, now);
+                    forget_token(request);
+                    match admission {
                         Admission::Authorized(conn) => {
                             let (conn, dispatch) = conn.into_dispatch();
                             *self = AnyConnection::Negotiated(conn);
@@ -132,7 +141,7 @@ impl AnyConnection {
 
     // spec[S2-REFUSE-CLOSE-AUDIT] §2: each refused frame closes the connection and is audited.
     /// A frame could not be read (spec §2): refuse it, audit, close.
-    pub fn handle_frame_error(&mut self, error: &FrameError, now: u64) -> Step {
+    pub fn handle_frame_error(&mut self, error: &FrameError, now: UnixSecs) -> Step {
         let meta = self.meta();
         // A finished connection writes nothing more (its last frame was already given).
         if self.is_closed() {
@@ -161,7 +170,7 @@ impl AnyConnection {
     // spec[S5-R8-HANDSHAKE-TIMEOUT] §5 rule 8: no Hello in time → dropped and audited.
     /// The peer sent no `Hello` within the handshake timeout (spec §5 rule 8), or went
     /// idle: close, auditing a handshake timeout when it never negotiated.
-    pub fn handle_timeout(&mut self, now: u64) -> Step {
+    pub fn handle_timeout(&mut self, now: UnixSecs) -> Step {
         let meta = self.meta();
         let was_unauthenticated = matches!(self, AnyConnection::Unauthenticated(_));
         *self = AnyConnection::Closed(meta);
@@ -179,6 +188,12 @@ impl AnyConnection {
             close: true,
         }
     }
+}
+
+/// Wipe the token a request presented once it has been resolved: the connection keeps no
+/// copy of it (the shell's read buffer is the shell's to wipe).
+fn forget_token(mut request: pb::Request) {
+    request.capability_token.zeroize();
 }
 
 fn reply(frame: ServerFrame, audit: Vec<AuditEvent>, close: bool) -> Step {

@@ -14,12 +14,16 @@
 
 use std::collections::BTreeSet;
 
+use zeroize::{Zeroize, Zeroizing};
+
 use crate::auth::TokenSecret;
-use crate::negotiate::{self, MAX_SUPPORTED, MIN_SUPPORTED};
+use crate::negotiate;
+use crate::time::UnixSecs;
 use crate::verbs::{
     ApprovalId, PlanArgs, PlanId, ResponseError, ToolId, UserInput, Verb, VerbCall, VerbResult,
 };
-use crate::wire::{pb, ServerFrame};
+use crate::version::{ApiVersion, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
+use crate::wire::{encode, pb, ClientFrame, EncodeError, ServerFrame};
 
 /// A client-side connection in state `S`.
 pub struct Client<S> {
@@ -52,6 +56,7 @@ pub struct Authorized {
 
 /// Why the client core refused a frame or a call.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The runtime answered `Incompatible`.
     #[error("the runtime is incompatible: {reason}; {remediation}")]
@@ -87,9 +92,9 @@ pub enum ClientError {
         /// The verb.
         verb: Verb,
         /// The negotiated version.
-        version: u32,
+        version: ApiVersion,
         /// The first version with the verb.
-        first: u32,
+        first: ApiVersion,
     },
 }
 
@@ -109,7 +114,7 @@ impl<S> Client<S> {
 impl Client<Unauthenticated> {
     /// A client offering the whole window this crate speaks (1..=5).
     pub fn new(name: &str, version: &str) -> Client<Unauthenticated> {
-        Client::with_versions(name, version, MIN_SUPPORTED..=MAX_SUPPORTED)
+        Client::with_versions(name, version, MIN_SUPPORTED.get()..=MAX_SUPPORTED.get())
     }
 
     /// A client offering exactly `versions` (e.g. an older client, or a test).
@@ -133,7 +138,7 @@ impl Client<Unauthenticated> {
             client_name: self.name.clone(),
             client_version: self.version.clone(),
             di_api_versions: self.state.offered.iter().copied().collect(),
-            lifecycle_schema_versions: vec![negotiate::LIFECYCLE_SCHEMA_VERSION],
+            lifecycle_schema_versions: vec![LIFECYCLE_SCHEMA_VERSION],
         };
         (
             Client {
@@ -160,7 +165,8 @@ impl Client<AwaitingAck> {
                     )));
                 }
                 let outcome = pb::NegotiationOutcome::try_from(ack.outcome);
-                let degraded = !negotiate::unavailable_verbs(ack.di_api_version).is_empty();
+                let version = ApiVersion::new(ack.di_api_version);
+                let degraded = !negotiate::unavailable_verbs(version).is_empty();
                 let consistent = matches!(
                     (outcome, degraded),
                     (Ok(pb::NegotiationOutcome::Supported), false)
@@ -193,8 +199,8 @@ impl Client<AwaitingAck> {
 
 impl Client<Negotiated> {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
-        self.state.ack.di_api_version
+    pub fn version(&self) -> ApiVersion {
+        ApiVersion::new(self.state.ack.di_api_version)
     }
 
     /// The whole `HelloAck` (outcome, window, unavailable verbs, provenance).
@@ -227,6 +233,59 @@ impl Client<Negotiated> {
     }
 }
 
+/// A request [`Client<Authorized>`] wrote, ready to send. It holds the only copy of the
+/// capability token the client core makes — hex-encoded straight into
+/// `capability_token`, never through an intermediate string — and wipes that field when it
+/// is dropped. Its `Debug` never shows the token. Send it with [`OutgoingRequest::encode`]
+/// (the bytes wipe themselves too) or [`OutgoingRequest::frame`].
+pub struct OutgoingRequest {
+    frame: ClientFrame,
+}
+
+impl OutgoingRequest {
+    fn new(request: pb::Request) -> OutgoingRequest {
+        OutgoingRequest {
+            frame: ClientFrame::Request(request),
+        }
+    }
+
+    /// The frame to encode (always `ClientFrame::Request`).
+    pub fn frame(&self) -> &ClientFrame {
+        &self.frame
+    }
+
+    /// The request.
+    pub fn request(&self) -> &pb::Request {
+        match &self.frame {
+            ClientFrame::Request(r) => r,
+            ClientFrame::Hello(_) => unreachable!("an OutgoingRequest always holds a Request"),
+        }
+    }
+
+    /// The frame's bytes for a single write; they hold the token, so they are wiped when
+    /// dropped.
+    pub fn encode(&self) -> Result<Zeroizing<Vec<u8>>, EncodeError> {
+        encode(&self.frame).map(Zeroizing::new)
+    }
+}
+
+impl Drop for OutgoingRequest {
+    fn drop(&mut self) {
+        if let ClientFrame::Request(r) = &mut self.frame {
+            r.capability_token.zeroize();
+        }
+    }
+}
+
+impl std::fmt::Debug for OutgoingRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pb::Request`'s own Debug redacts the token.
+        f.debug_tuple("OutgoingRequest")
+            .field(self.request())
+            .finish()
+    }
+}
+
 /// A request written and not yet answered: what the answer must echo.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PendingCall {
@@ -238,8 +297,8 @@ pub struct PendingCall {
 
 impl Client<Authorized> {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
-        self.state.ack.di_api_version
+    pub fn version(&self) -> ApiVersion {
+        ApiVersion::new(self.state.ack.di_api_version)
     }
 
     /// The `HelloAck` this connection was negotiated with.
@@ -249,7 +308,10 @@ impl Client<Authorized> {
 
     /// Write a request for `call`; fails locally when the verb is unavailable at the
     /// negotiated version (no round trip).
-    pub fn request(&mut self, call: &VerbCall) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn request(
+        &mut self,
+        call: &VerbCall,
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         let verb = call.verb();
         let version = self.version();
         if let Err(first) = negotiate::verb_available(verb, version) {
@@ -261,13 +323,19 @@ impl Client<Authorized> {
         }
         let request_id = self.state.next_request_id;
         self.state.next_request_id += 1;
-        let token = self.state.token.expose_secret_hex();
-        let request = call.to_request(request_id, &token);
-        Ok((PendingCall { request_id, verb }, request))
+        let mut request = call.to_request_without_token(request_id);
+        // spec[S6-TOKEN-PER-REQUEST] §6: the token goes into the request itself, and only there.
+        self.state
+            .token
+            .expose_secret_hex_into(&mut request.capability_token);
+        Ok((
+            PendingCall { request_id, verb },
+            OutgoingRequest::new(request),
+        ))
     }
 
     /// `list_tools`.
-    pub fn list_tools(&mut self) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn list_tools(&mut self) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::ListTools)
     }
     /// `plan`.
@@ -275,7 +343,7 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         args: PlanArgs,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Plan { tool, args })
     }
     /// `apply`.
@@ -283,19 +351,19 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         plan_id: PlanId,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Apply { tool, plan_id })
     }
     /// `status`.
-    pub fn status(&mut self, tool: ToolId) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn status(&mut self, tool: ToolId) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Status { tool })
     }
     /// `verify`.
-    pub fn verify(&mut self, tool: ToolId) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn verify(&mut self, tool: ToolId) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Verify { tool })
     }
     /// `repair`.
-    pub fn repair(&mut self, tool: ToolId) -> Result<(PendingCall, pb::Request), ClientError> {
+    pub fn repair(&mut self, tool: ToolId) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Repair { tool })
     }
     /// `remove` (no plan id: preview a removal plan).
@@ -303,7 +371,7 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         plan_id: Option<PlanId>,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::Remove { tool, plan_id })
     }
     /// `scoped_events` (v2+).
@@ -311,8 +379,8 @@ impl Client<Authorized> {
         &mut self,
         tool: ToolId,
         limit: u32,
-        since: u64,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+        since: UnixSecs,
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::ScopedEvents { tool, limit, since })
     }
     /// `approval_relay` (v2+).
@@ -321,7 +389,7 @@ impl Client<Authorized> {
         tool: ToolId,
         approval_id: ApprovalId,
         input: UserInput,
-    ) -> Result<(PendingCall, pb::Request), ClientError> {
+    ) -> Result<(PendingCall, OutgoingRequest), ClientError> {
         self.request(&VerbCall::ApprovalRelay {
             tool,
             approval_id,

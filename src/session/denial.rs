@@ -10,10 +10,12 @@
 use crate::auth::{AuthDenial, ResolveError};
 use crate::backend::LifecycleError;
 use crate::verbs::{CallError, Verb};
+use crate::version::ApiVersion;
 use crate::wire::pb::{self, DenyCode};
 
 /// Why a frame was answered with `Denied`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum DenialCause {
     // spec[S5-R1-HELLO-FIRST] §5 rule 1: "the first frame must be Hello", request_id 0.
     /// spec §5 rule 1: the first frame was not `Hello`.
@@ -32,9 +34,9 @@ pub enum DenialCause {
         /// The verb.
         verb: Verb,
         /// The negotiated version.
-        version: u32,
+        version: ApiVersion,
         /// The first version with the verb.
-        first: u32,
+        first: ApiVersion,
     },
     /// spec §6 step 6: no adapter knows the tool.
     UnknownTool,

@@ -25,11 +25,12 @@ use crate::auth::{ClientName, EnrolmentRecord, LiveBook, Scope, TokenSecret, Too
 use crate::peer::PeerVerified;
 use crate::session::{AnyConnection, Client, Connection, ServerEnv, Step};
 use crate::testing::CountingBackend;
+use crate::time::UnixSecs;
 use crate::verbs::{ToolId, Verb, VerbCall, VerbResult};
 use crate::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, ServerToClient};
 
-/// The clock the fuzzed connection starts at (unix seconds).
-const START: u64 = 1_700_000_000;
+/// The clock the fuzzed connection starts at.
+const START: UnixSecs = UnixSecs::new(1_700_000_000);
 /// The known tokens' lifetime.
 const TTL: u64 = 600;
 /// Tool ids the actions pick from: two the backend knows, one it does not, one malformed.
@@ -159,7 +160,7 @@ struct ServerRig {
     backend: CountingBackend,
     book: LiveBook,
     tokens: Tokens,
-    now: u64,
+    now: UnixSecs,
     closed: bool,
     negotiations: usize,
     dispatches: usize,
@@ -249,7 +250,11 @@ impl ServerRig {
                 self.send_request(well_formed_request(id, verb, &token, &tool));
             }
             Action::Raw(bytes) => self.feed(&bytes, None),
-            Action::Advance(secs) => self.now += u64::from(secs),
+            Action::Advance(secs) => {
+                self.now = self
+                    .now
+                    .saturating_add(Duration::from_secs(u64::from(secs)))
+            }
             Action::RevokeFull => {
                 if !self.tokens.full_revoked {
                     self.book
@@ -508,7 +513,7 @@ fn sample_call(index: u8) -> VerbCall {
         3 => VerbCall::ScopedEvents {
             tool,
             limit: 1,
-            since: 0,
+            since: UnixSecs::EPOCH,
         },
         _ => VerbCall::Remove {
             tool,
@@ -569,7 +574,7 @@ pub fn client_frames(data: &[u8]) {
             let call = sample_call(index);
             match authorized.request(&call) {
                 Ok((p, request)) => {
-                    assert_eq!(request.verb, call.verb().to_wire() as i32);
+                    assert_eq!(request.request().verb, call.verb().to_wire() as i32);
                     pending = Some(p);
                 }
                 Err(crate::session::ClientError::UnavailableLocally { verb, version, .. }) => {

@@ -38,7 +38,7 @@ mod sentences;
 mod server;
 
 pub use any::{AnyConnection, ServerEnv, Step};
-pub use client::{Client, ClientError, PendingCall};
+pub use client::{Client, ClientError, OutgoingRequest, PendingCall};
 pub use denial::{denied, DenialCause};
 pub use server::{
     Admission, Answer, Authorized, Closing, Connection, ConnectionMeta, Dispatch, Handshake,

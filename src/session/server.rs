@@ -20,12 +20,14 @@
 //! Inputs are decoded frames and `now`; outputs are frames to send and audit events. The
 //! only IO is what the injected [`TokenResolver`] and [`Lifecycle`] do.
 
-use crate::audit::{AuditEvent, AuditKind, MutationOutcome, MutationVerb, NegotiationFailure};
+use crate::audit::{AuditEvent, AuditKind, MutationOutcome, NegotiationFailure};
 use crate::auth::TokenResolver;
-use crate::backend::{Authorization, Lifecycle, LifecycleError};
-use crate::negotiate::{self, Agreement, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE};
+use crate::backend::{Authorization, CancelSignal, Lifecycle, LifecycleError};
+use crate::negotiate::{self, Agreement};
 use crate::peer::PeerVerified;
+use crate::time::UnixSecs;
 use crate::verbs::{ApplyMutation, ToolId, Verb, VerbCall, VerbResult};
+use crate::version::{LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE};
 use crate::wire::{pb, ServerFrame};
 
 use super::denial::{denied, DenialCause};
@@ -130,7 +132,7 @@ impl<S> Connection<S> {
         self.meta
     }
 
-    fn audit(&self, now: u64, kind: AuditKind) -> AuditEvent {
+    fn audit(&self, now: UnixSecs, kind: AuditKind) -> AuditEvent {
         AuditEvent::new(now, kind)
             .with_connection(self.meta.id)
             .with_peer_uid(self.meta.peer_uid)
@@ -158,18 +160,18 @@ impl Connection<Unauthenticated> {
         hello: &pb::Hello,
         core_version: &str,
         provenance: impl FnOnce() -> pb::RuntimeProvenance,
-        now: u64,
+        now: UnixSecs,
     ) -> Handshake {
         match negotiate::negotiate(&hello.di_api_versions, &hello.lifecycle_schema_versions) {
             Ok(agreement) => {
                 let version = agreement.version();
                 let ack = pb::HelloAck {
                     outcome: agreement.outcome().to_wire() as i32,
-                    di_api_version: version,
+                    di_api_version: version.get(),
                     core_version: core_version.to_owned(),
-                    lifecycle_schema_version: negotiate::LIFECYCLE_SCHEMA_VERSION,
-                    min_supported: MIN_SUPPORTED,
-                    max_supported: MAX_SUPPORTED,
+                    lifecycle_schema_version: LIFECYCLE_SCHEMA_VERSION,
+                    min_supported: MIN_SUPPORTED.get(),
+                    max_supported: MAX_SUPPORTED.get(),
                     unavailable_verbs: agreement
                         .unavailable_verbs()
                         .iter()
@@ -179,7 +181,7 @@ impl Connection<Unauthenticated> {
                     remediation: agreement.remediation(),
                     // spec[S8-PROVENANCE-V4] §8: provenance is present iff the negotiated
                     // version is ≥ 4.
-                    provenance: (version >= PROVENANCE_SINCE).then(provenance),
+                    provenance: version.has(PROVENANCE_SINCE).then(provenance),
                 };
                 Handshake::Negotiated {
                     conn: Connection {
@@ -208,7 +210,7 @@ impl Connection<Unauthenticated> {
 
     // spec[S5-R1-HELLO-FIRST] §5 rule 1: the first frame MUST be Hello.
     /// A `Request` before `Hello` (spec §5 rule 1): `Denied{0, PROTOCOL_VIOLATION}`, close.
-    pub fn handle_request_before_hello(self, now: u64) -> Closing {
+    pub fn handle_request_before_hello(self, now: UnixSecs) -> Closing {
         let audit = self.audit(
             now,
             AuditKind::NegotiationFailed {
@@ -231,7 +233,7 @@ impl Connection<Negotiated> {
     // spec[S5-R7-NO-RENEGOTIATION] §5 rule 7: the negotiated version is fixed for the connection.
     /// A second `Hello` (spec §5 rule 7): `Denied{0, PROTOCOL_VIOLATION}`, audited as a
     /// renegotiation attempt; we then close. There is no way to renegotiate.
-    pub fn handle_second_hello(self, now: u64) -> Closing {
+    pub fn handle_second_hello(self, now: UnixSecs) -> Closing {
         let audit = self.audit(now, AuditKind::RenegotiationAttempted);
         Closing {
             reply: Some(ServerFrame::Denied(denied(0, &DenialCause::Renegotiation))),
@@ -247,7 +249,7 @@ impl Connection<Negotiated> {
         request: &pb::Request,
         resolver: &dyn TokenResolver,
         backend: &dyn Lifecycle,
-        now: u64,
+        now: UnixSecs,
     ) -> Admission {
         let id = request.request_id;
         // spec[S6-ORDER] §6 step 1: the verb is 1..9.
@@ -337,7 +339,11 @@ impl Connection<Authorized> {
     }
 
     /// Answer the call on this thread; the connection returns to `Negotiated`.
-    pub fn answer(self, backend: &dyn Lifecycle, now: u64) -> (Connection<Negotiated>, Answer) {
+    pub fn answer(
+        self,
+        backend: &dyn Lifecycle,
+        now: UnixSecs,
+    ) -> (Connection<Negotiated>, Answer) {
         let (conn, dispatch) = self.into_dispatch();
         (conn, dispatch.run(backend, now))
     }
@@ -371,12 +377,18 @@ impl Dispatch {
         self.authorization.request_id()
     }
 
+    /// The call's cancellation signal, for the shell to raise at the request's deadline or
+    /// when its connection is gone.
+    pub fn cancel_signal(&self) -> CancelSignal {
+        self.authorization.cancel_signal().clone()
+    }
+
     /// Run the call on `backend` and build the answer (version-gated views, spec §5).
-    pub fn run(self, backend: &dyn Lifecycle, now: u64) -> Answer {
+    pub fn run(self, backend: &dyn Lifecycle, now: UnixSecs) -> Answer {
         let request_id = self.authorization.request_id();
         let version = self.authorization.version();
         let verb = self.call.verb();
-        let mutation = mutation_of(&self.call);
+        let mutation = self.call.mutation();
         let audit_base = AuditEvent::new(now, AuditKind::SentenceRefused)
             .with_connection(self.meta.id)
             .with_peer_uid(self.meta.peer_uid)
@@ -426,24 +438,6 @@ impl Dispatch {
             Err(e) => ServerFrame::Denied(denied(request_id, &DenialCause::Lifecycle(e))),
         };
         Answer { frame, audit }
-    }
-}
-
-fn mutation_of(call: &VerbCall) -> Option<MutationVerb> {
-    match call {
-        VerbCall::Apply { .. } => Some(MutationVerb::Apply),
-        VerbCall::Repair { .. } => Some(MutationVerb::Repair),
-        // A removal without a plan id is a preview: nothing is mutated.
-        VerbCall::Remove {
-            plan_id: Some(_), ..
-        } => Some(MutationVerb::Remove),
-        VerbCall::Remove { plan_id: None, .. }
-        | VerbCall::ListTools
-        | VerbCall::Plan { .. }
-        | VerbCall::Status { .. }
-        | VerbCall::Verify { .. }
-        | VerbCall::ScopedEvents { .. }
-        | VerbCall::ApprovalRelay { .. } => None,
     }
 }
 

@@ -6,14 +6,16 @@
 //! a missing mandatory argument (a plan's settings scope is never inferred); it never
 //! checks tokens or scope (that is `session`/`auth`) and never echoes refused input.
 
+use crate::time::UnixSecs;
 use crate::verbs::views::{
     ApplyView, ApprovalRelayAck, PlanView, RemovalView, RepairView, ScopedEventList, StatusView,
     ToolList, VerificationView, ViewError,
 };
 use crate::verbs::{
-    ApprovalId, IdRefusal, Level, OutsideVocabulary, PlanId, PolicyProfileId, Profile,
-    SettingsScope, ToolId, UserInput, Verb,
+    ApprovalId, IdRefusal, Level, MutationVerb, OutsideVocabulary, PlanId, PolicyProfileId,
+    Profile, SettingsScope, ToolId, UserInput, Verb,
 };
+use crate::version::ApiVersion;
 use crate::wire::pb;
 
 /// The arguments of `plan`.
@@ -79,8 +81,8 @@ pub enum VerbCall {
         tool: ToolId,
         /// The most records wanted (0 = the runtime's default).
         limit: u32,
-        /// Only records at or after this time (unix seconds; 0 = all).
-        since: u64,
+        /// Only records at or after this time ([`UnixSecs::EPOCH`] = all).
+        since: UnixSecs,
     },
     /// `approval_relay` (v2+): relay the user's input; never a decision.
     ApprovalRelay {
@@ -95,6 +97,7 @@ pub enum VerbCall {
 
 /// A request whose arguments do not fit its verb. Messages never echo the refused input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CallError {
     /// A tool-scoped verb without a `tool_id`.
     #[error("{verb} needs a tool_id")]
@@ -275,7 +278,7 @@ impl VerbCall {
                 VerbCall::ScopedEvents {
                     tool,
                     limit: args.limit,
-                    since: args.since_unix_secs,
+                    since: UnixSecs::new(args.since_unix_secs),
                 }
             }
             Verb::ApprovalRelay => {
@@ -320,6 +323,17 @@ impl VerbCall {
         }
     }
 
+    // spec[S10-MUTATIONS] §10 (b): a lifecycle mutation is audited with its outcome.
+    /// The lifecycle mutation this call is audited as (spec §10 (b)): the verb table's
+    /// mutation column, except that a `remove` without a plan id only previews a removal
+    /// and mutates nothing.
+    pub fn mutation(&self) -> Option<MutationVerb> {
+        match self {
+            VerbCall::Remove { plan_id: None, .. } => None,
+            call => call.verb().rule().mutation,
+        }
+    }
+
     /// The tool, for every verb but `list_tools`.
     pub fn tool(&self) -> Option<&ToolId> {
         match self {
@@ -335,12 +349,21 @@ impl VerbCall {
         }
     }
 
-    /// The wire request for this call (client side).
+    /// The wire request for this call, presenting `token` as given (a test, or a client
+    /// that holds its token as text). The session client does not use this: it writes its
+    /// [`TokenSecret`](crate::auth::TokenSecret) straight into the request's field instead.
     pub fn to_request(&self, request_id: u64, token: &str) -> pb::Request {
+        let mut req = self.to_request_without_token(request_id);
+        req.capability_token = token.to_owned();
+        req
+    }
+
+    /// The wire request for this call with an empty `capability_token`, for the caller to
+    /// fill.
+    pub fn to_request_without_token(&self, request_id: u64) -> pb::Request {
         let mut req = pb::Request {
             request_id,
             verb: self.verb().to_wire() as i32,
-            capability_token: token.to_owned(),
             tool_id: self
                 .tool()
                 .map(|t| t.as_str().to_owned())
@@ -381,7 +404,7 @@ impl VerbCall {
             VerbCall::ScopedEvents { limit, since, .. } => {
                 req.events = Some(pb::ScopedEventsArgs {
                     limit: *limit,
-                    since_unix_secs: *since,
+                    since_unix_secs: since.get(),
                 });
             }
             VerbCall::ApprovalRelay {
@@ -423,6 +446,7 @@ pub enum VerbResult {
 
 /// A response that does not answer the request it claims to (client side).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResponseError {
     /// `Response.verb` is not the request's verb.
     #[error("the response names verb {got}, not the request's {expected}: protocol error")]
@@ -487,7 +511,7 @@ impl VerbResult {
     // spec[S6-ECHO] §6: `Response.request_id` and `Response.verb` echo the request.
     /// The wire response at the negotiated `version`: echoes `request_id` and the verb and
     /// sets exactly one view, the one for the verb (spec §6).
-    pub fn into_response(self, request_id: u64, version: u32) -> pb::Response {
+    pub fn into_response(self, request_id: u64, version: ApiVersion) -> pb::Response {
         let mut r = pb::Response {
             request_id,
             verb: self.verb().to_wire() as i32,
@@ -514,7 +538,7 @@ impl VerbResult {
     pub fn from_response(
         verb: Verb,
         resp: &pb::Response,
-        version: u32,
+        version: ApiVersion,
     ) -> Result<VerbResult, ResponseError> {
         // spec[S6-ONE-VIEW] §6: `Response.verb` echoes the request; exactly one view is set.
         if resp.verb != verb.to_wire() as i32 {

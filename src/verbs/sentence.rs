@@ -60,6 +60,7 @@ pub struct Sentence(Cow<'static, str>);
 
 /// Why a text was refused as a [`Sentence`]. Carries no copy of the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
 pub enum SentenceRefusal {
     /// The text was empty.
     #[error("free text was empty; leave the field unset instead")]

@@ -1,5 +1,10 @@
 //! [`Verb`], its rule table and [`VerbSet`].
+//!
+//! [`Verb::rule`] is the one table of per-verb facts: tool scope (spec §6), privilege for
+//! the provenance standing (spec §8), the audited mutation (spec §10) and the first DI-API
+//! version (spec §5). Nothing else in the workspace may classify verbs by listing them.
 
+use crate::version::{ApiVersion, EVENTS_AND_APPROVALS_SINCE, MIN_SUPPORTED};
 use crate::wire::pb;
 
 /// One of the nine DI-API verbs. The set is closed: there is no "other" variant.
@@ -30,18 +35,54 @@ pub enum Verb {
 #[error("verb {0} is not one of the nine DI-API verbs")]
 pub struct UnknownVerb(pub i32);
 
-/// What the central table says about a verb.
+/// What the central table says about a verb: one row of [`Verb::rule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct VerbRule {
     /// Whether the token's tool scope must cover the request's `tool_id` (spec §6: every
     /// verb but `list_tools`).
     pub tool_scoped: bool,
-    /// Whether the verb changes a tool's configuration (audited as a lifecycle mutation,
-    /// spec §10). Not the same as "privileged" for the provenance standing (spec §8), which
-    /// also counts `verify`: see `provenance::is_privileged`.
-    pub mutating: bool,
+    /// Whether the command that sends the verb is privileged for the provenance standing
+    /// (spec §8 table: apply, verify, repair, remove): an unverifiable runtime refuses it.
+    pub privileged: bool,
+    /// The lifecycle mutation the verb is audited as (spec §10 (b): apply, repair, remove),
+    /// or `None`. Not the same as `privileged`, which also counts `verify`. A `remove`
+    /// without a plan id only previews and is no mutation (see [`VerbCall::mutation`]).
+    ///
+    /// [`VerbCall::mutation`]: crate::verbs::VerbCall::mutation
+    pub mutation: Option<MutationVerb>,
     /// The first DI-API version at which the verb exists (spec §5).
-    pub first_version: u32,
+    pub first_version: ApiVersion,
+}
+
+// spec[S10-MUTATIONS] §10 (b): apply, repair and remove are audited with their outcome.
+/// A lifecycle mutation verb (spec §10 (b)): the mutation column of the verb table, and
+/// what an audit record of a mutation names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MutationVerb {
+    /// `apply`.
+    Apply,
+    /// `repair`.
+    Repair,
+    /// `remove` (executing, not previewing, a removal).
+    Remove,
+}
+
+impl MutationVerb {
+    /// The mutation `verb` is audited as, if any (the [`Verb::rule`] table decides).
+    pub const fn from_verb(verb: Verb) -> Option<MutationVerb> {
+        verb.rule().mutation
+    }
+
+    /// The verb this mutation is.
+    pub const fn verb(self) -> Verb {
+        match self {
+            MutationVerb::Apply => Verb::Apply,
+            MutationVerb::Repair => Verb::Repair,
+            MutationVerb::Remove => Verb::Remove,
+        }
+    }
 }
 
 impl Verb {
@@ -61,26 +102,45 @@ impl Verb {
     /// The one table from verb to its rules. Written without a wildcard arm so that a new
     /// verb does not compile until it has a rule (STYLE: "one central table").
     pub const fn rule(self) -> VerbRule {
-        const fn r(tool_scoped: bool, mutating: bool, first_version: u32) -> VerbRule {
+        const TOOL: bool = true;
+        const PRIVILEGED: bool = true;
+        const fn r(
+            tool_scoped: bool,
+            privileged: bool,
+            mutation: Option<MutationVerb>,
+            first_version: ApiVersion,
+        ) -> VerbRule {
             VerbRule {
                 tool_scoped,
-                mutating,
+                privileged,
+                mutation,
                 first_version,
             }
         }
+        use MutationVerb as M;
+        const V1: ApiVersion = MIN_SUPPORTED;
+        // spec[S5-WINDOW] §5: only v2 added verbs.
+        const V2: ApiVersion = EVENTS_AND_APPROVALS_SINCE;
+        // spec[S8-STANDING-TABLE] §8: the privileged commands are apply, verify, repair, remove.
+        // spec[S10-MUTATIONS] §10 (b): apply, repair and remove are the audited mutations.
         match self {
             // spec[S6-SCOPE] §6: list_tools is the only verb exempt from the tool check.
-            Verb::ListTools => r(false, false, 1),
-            Verb::Plan => r(true, false, 1),
-            Verb::Apply => r(true, true, 1),
-            Verb::Status => r(true, false, 1),
-            Verb::Verify => r(true, false, 1),
-            Verb::Repair => r(true, true, 1),
-            Verb::Remove => r(true, true, 1),
-            // spec[S5-WINDOW] §5: only v2 added verbs.
-            Verb::ScopedEvents => r(true, false, 2),
-            Verb::ApprovalRelay => r(true, false, 2),
+            Verb::ListTools => r(!TOOL, !PRIVILEGED, None, V1),
+            Verb::Plan => r(TOOL, !PRIVILEGED, None, V1),
+            Verb::Apply => r(TOOL, PRIVILEGED, Some(M::Apply), V1),
+            Verb::Status => r(TOOL, !PRIVILEGED, None, V1),
+            Verb::Verify => r(TOOL, PRIVILEGED, None, V1),
+            Verb::Repair => r(TOOL, PRIVILEGED, Some(M::Repair), V1),
+            Verb::Remove => r(TOOL, PRIVILEGED, Some(M::Remove), V1),
+            Verb::ScopedEvents => r(TOOL, !PRIVILEGED, None, V2),
+            Verb::ApprovalRelay => r(TOOL, !PRIVILEGED, None, V2),
         }
+    }
+
+    /// Whether the command that sends this verb is privileged for the provenance standing
+    /// (spec §8): the table's `privileged` column.
+    pub const fn is_privileged(self) -> bool {
+        self.rule().privileged
     }
 
     /// Parse the wire discriminant; 0 and anything outside the enum are [`UnknownVerb`]
@@ -255,17 +315,36 @@ mod tests {
             } else {
                 1
             };
-            assert_eq!(v.rule().first_version, expected, "{v}");
+            assert_eq!(v.rule().first_version.get(), expected, "{v}");
         }
     }
 
     #[test]
     fn mutating_verbs_are_apply_repair_remove() {
-        let m: Vec<Verb> = Verb::ALL
+        let m: Vec<(Verb, MutationVerb)> = Verb::ALL
             .into_iter()
-            .filter(|v| v.rule().mutating)
+            .filter_map(|v| v.rule().mutation.map(|m| (v, m)))
             .collect();
-        assert_eq!(m, [Verb::Apply, Verb::Repair, Verb::Remove]);
+        assert_eq!(
+            m,
+            [
+                (Verb::Apply, MutationVerb::Apply),
+                (Verb::Repair, MutationVerb::Repair),
+                (Verb::Remove, MutationVerb::Remove)
+            ]
+        );
+        for (v, m) in m {
+            assert_eq!(m.verb(), v);
+        }
+    }
+
+    #[test]
+    fn privileged_verbs_are_apply_verify_repair_remove() {
+        let p: Vec<Verb> = Verb::ALL
+            .into_iter()
+            .filter(|v| v.is_privileged())
+            .collect();
+        assert_eq!(p, [Verb::Apply, Verb::Verify, Verb::Repair, Verb::Remove]);
     }
 
     #[test]

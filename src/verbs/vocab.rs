@@ -13,6 +13,7 @@
 /// given (never the text) and every accepted token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("{field} is not one of its accepted tokens (got {got_len} bytes); use one of: {}", .accepted.join(", "))]
+#[non_exhaustive]
 pub struct OutsideVocabulary {
     /// The field (or vocabulary) being parsed.
     pub field: &'static str,

@@ -47,6 +47,7 @@ const MIN_SPILL_CAPACITY: usize = 256;
 
 /// The kind of a [`FrameError`], a stable token for audit records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FrameErrorKind {
     /// See [`FrameError::UnknownTag`].
     UnknownTag,
@@ -89,6 +90,7 @@ impl fmt::Display for FrameErrorKind {
 /// A frame the decoder refused. Each closes the connection and is audited (spec §2); each
 /// carries the direction, the tag and (where known) the message name for the audit record.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FrameError {
     /// The tag byte names no message in this direction; the payload was never read.
     #[error(

@@ -12,6 +12,7 @@ use super::frame::{Direction, Frame, MAX_PAYLOAD};
 
 /// Why a frame could not be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// The payload is larger than [`MAX_PAYLOAD`]; a peer would refuse it, so it is never
     /// written.

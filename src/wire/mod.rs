@@ -12,11 +12,16 @@
 //!   [`ClientFrame`], `Decoder<ServerToClient>` yields [`ServerFrame`]), refusing hostile
 //!   framing with a typed [`FrameError`]. Its driver contract is in the [`decode`] module.
 //! - `fuzz_harness` (feature `fuzzing`): the invariant checks the fuzz targets and `cargo test` replay run.
+//!
+//! `pb::Request` and its argument messages have no derived `Debug`: a request carries the
+//! capability token and client-supplied text, so its `Debug` is written by hand in
+//! `crate::verbs` (which owns what of a client's text may be recorded) and never shows the
+//! token.
 
 /// Types generated from `proto/devint.proto` by `prost` (compiled in `build.rs` by `protox`).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 pub mod pb {
-    include!(concat!(env!("OUT_DIR"), "/assembly.devint.v1.rs"));
+    include!(concat!(env!("OUT_DIR"), "/pb/assembly.devint.v1.rs"));
 }
 
 pub mod decode;

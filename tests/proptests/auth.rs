@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use devint::auth::{AuthDenial, ClientName, EnrolmentBook, Scope, TokenSecret, ToolScope};
+use devint::time::UnixSecs;
 use devint::verbs::{Verb, VerbSet};
 use devint::wire::pb::DenyCode;
 use proptest::prelude::*;
@@ -81,7 +82,7 @@ proptest! {
         let scope = Scope { tools, verbs };
         prop_assume!(!scope.is_empty());
         let mut book = EnrolmentBook::new();
-        let now = 1_700_000_000;
+        let now = UnixSecs::new(1_700_000_000);
         let (id, secret) = book
             .issue(ClientName::parse("p").unwrap(), scope.clone(), Duration::from_secs(ttl), now)
             .unwrap();
@@ -90,7 +91,7 @@ proptest! {
         } else {
             secret.expose_secret_hex()
         };
-        let at = now + offset;
+        let at = now.saturating_add(Duration::from_secs(offset));
         let got = book.resolve(&token, v, &t, at);
         if wrong {
             prop_assert_eq!(got.unwrap_err(), AuthDenial::Unknown);
@@ -115,14 +116,14 @@ proptest! {
         let issued: Vec<_> = (0..n)
             .map(|i| {
                 let (id, s) = book
-                    .issue(ClientName::parse(&format!("c{i}")).unwrap(), Scope::read_only(ToolScope::All), Duration::from_secs(60), 0)
+                    .issue(ClientName::parse(&format!("c{i}")).unwrap(), Scope::read_only(ToolScope::All), Duration::from_secs(60), UnixSecs::EPOCH)
                     .unwrap();
                 (id, s.expose_secret_hex().to_string())
             })
             .collect();
         book.revoke(&issued[victim].0).unwrap();
         for (i, (_, tok)) in issued.iter().enumerate() {
-            let r = book.resolve(tok, Verb::Status, "codex", 1);
+            let r = book.resolve(tok, Verb::Status, "codex", UnixSecs::new(1));
             prop_assert_eq!(r.is_ok(), i != victim);
         }
     }

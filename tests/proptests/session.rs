@@ -11,10 +11,11 @@ use devint::auth::{ClientName, LiveBook, Scope, ToolScope};
 use devint::peer::PeerVerified;
 use devint::session::{AnyConnection, Connection, ServerEnv, Step};
 use devint::testing::CountingBackend;
+use devint::time::UnixSecs;
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame};
 use proptest::prelude::*;
 
-const NOW: u64 = 1_700_000_000;
+const NOW: UnixSecs = UnixSecs::new(1_700_000_000);
 const TOOLS: [&str; 3] = ["claude-code", "codex", "windsurf-cascade"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,7 +199,7 @@ impl Server {
         let (_, expired) = issue(
             Scope::full_lifecycle(ToolScope::All),
             Duration::from_secs(10),
-            NOW - 100,
+            NOW.saturating_sub(Duration::from_secs(100)),
         );
         let (revoked_id, revoked) = issue(Scope::full_lifecycle(ToolScope::All), hour, NOW);
         book.revoke(&revoked_id).unwrap();

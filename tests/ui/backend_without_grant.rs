@@ -3,9 +3,16 @@
 use devint::auth::Grant;
 use devint::backend::Lifecycle;
 use devint::backend::Authorization;
+use devint::time::UnixSecs;
+use devint::version::ApiVersion;
 
 pub fn call(backend: &dyn Lifecycle, grant: Grant) {
-    let auth = Authorization { grant, request_id: 1, version: 5, now: 0 };
+    let auth = Authorization {
+        grant,
+        request_id: 1,
+        version: ApiVersion::new(5),
+        now: UnixSecs::EPOCH,
+    };
     let _ = backend.list_tools(&auth);
 }
 

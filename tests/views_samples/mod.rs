@@ -1,7 +1,14 @@
 //! Fully populated sample views shared by the `views_*` tests.
 #![allow(dead_code)]
 
+pub use devint::time::UnixSecs;
 use devint::verbs::*;
+pub use devint::version::ApiVersion;
+
+/// DI-API version `n`.
+pub fn v(n: u32) -> ApiVersion {
+    ApiVersion::new(n)
+}
 
 pub fn s(text: &str) -> Sentence {
     Sentence::new(text).expect("sample sentence")
@@ -28,25 +35,25 @@ pub fn evidence() -> Vec<EvidenceView> {
         EvidenceView {
             mechanism: CapabilityName::ManagedSettings.into(),
             evidence: Evidence::ReadBack(ReadBackOutcome::Matched),
-            observed_at_unix_secs: 1_700_000_000,
+            observed_at_unix_secs: UnixSecs::new(1_700_000_000),
             detail: Some(s("read back env.ANTHROPIC_BASE_URL")),
         },
         EvidenceView {
             mechanism: CapabilityName::ModelGatewayBaseUrl.into(),
             evidence: Evidence::Exercised(ExercisedOutcome::Inconclusive),
-            observed_at_unix_secs: 1_700_000_001,
+            observed_at_unix_secs: UnixSecs::new(1_700_000_001),
             detail: None,
         },
         EvidenceView {
             mechanism: CapabilityName::HostEnforcement.into(),
             evidence: Evidence::HostAttested(HostAttestedOutcome::Unhealthy),
-            observed_at_unix_secs: 1_700_000_002,
+            observed_at_unix_secs: UnixSecs::new(1_700_000_002),
             detail: None,
         },
         EvidenceView {
             mechanism: MechanismName::parse("gateway_probe").unwrap(),
             evidence: Evidence::Absent(AbsentReason::parse("no_probe_configured").unwrap()),
-            observed_at_unix_secs: 1_700_000_003,
+            observed_at_unix_secs: UnixSecs::new(1_700_000_003),
             detail: Some(s("No gateway probe is configured.")),
         },
     ]
@@ -66,7 +73,7 @@ pub fn status() -> StatusView {
             level: Level::GatewayProtected,
             blocked_because: Some(s("no exercised probe was observed by a gateway")),
         }),
-        observed_at_unix_secs: 1_700_000_010,
+        observed_at_unix_secs: UnixSecs::new(1_700_000_010),
         drift_mismatched: vec![
             ManagedRef::parse("env.ANTHROPIC_BASE_URL").unwrap(),
             ManagedRef::parse("~/.claude/hooks/aa-hook").unwrap(),
@@ -168,7 +175,7 @@ pub fn apply() -> ApplyView {
     ApplyView {
         plan_id: PlanId::random(),
         receipt_id: ReceiptId::random(),
-        applied_at_unix_secs: 1_700_000_100,
+        applied_at_unix_secs: UnixSecs::new(1_700_000_100),
         steps: vec![
             StepOutcomeView {
                 step_id: StepId::parse("s1").unwrap(),
@@ -192,7 +199,7 @@ pub fn apply() -> ApplyView {
 
 pub fn verification() -> VerificationView {
     VerificationView {
-        verified_at_unix_secs: 1_700_000_200,
+        verified_at_unix_secs: UnixSecs::new(1_700_000_200),
         outcome: VerificationOutcome::PartiallyPassed,
         missing: vec![CapabilityName::HttpProxy.into()],
         reason: Some(s("the proxy was not exercised")),
@@ -226,7 +233,7 @@ pub fn removal() -> RemovalView {
 pub fn events() -> ScopedEventList {
     ScopedEventList {
         events: vec![ScopedEvent {
-            occurred_at_unix_secs: 1_700_000_300,
+            occurred_at_unix_secs: UnixSecs::new(1_700_000_300),
             verdict_kind: VerdictKind::Redacted,
             mechanism: CapabilityName::ModelGatewayBaseUrl.into(),
             count: 3,
@@ -242,7 +249,7 @@ pub fn approval() -> ApprovalRelayAck {
     ApprovalRelayAck {
         approval_id: ApprovalId::random(),
         relayed_input: UserInput::Defer,
-        accepted_at_unix_secs: 1_700_000_400,
+        accepted_at_unix_secs: UnixSecs::new(1_700_000_400),
     }
 }
 

@@ -204,7 +204,8 @@ pub enum Command {
 pub struct TokenChoice {
     /// Use client NAME's token (NAME.token beside the socket) instead of the default
     /// (AA_DEVINT_TOKEN, else AA_DEVINT_TOKEN_FILE, else client cli's cli.token).
-    #[arg(long, value_name = "NAME", value_parser = args::parsed(parse_client))]
+    #[arg(long, value_name = "NAME", value_parser = args::parsed(parse_client),
+          add = ArgValueCandidates::new(crate::token::client_candidates))]
     pub client: Option<ClientName>,
 }
 
@@ -528,7 +529,7 @@ impl Command {
             GlobalFlag::StateDir => uses.state_dir,
             GlobalFlag::Output => uses.output,
             GlobalFlag::AllowUnverifiedRuntime => {
-                self.verb().is_some_and(devint::provenance::is_privileged)
+                self.verb().is_some_and(devint::verbs::Verb::is_privileged)
                     || matches!(self, Command::Sidecar { .. })
             }
         }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use devint::auth::{ClientName, EnrolmentBook, EnrolmentRecord, Scope, TokenId, ToolScope};
+use devint::time::UnixSecs;
 use devint::verbs::{ToolId, Verb, VerbSet};
 use devint_net::book::BookFile;
 use devint_net::token_file::{read_token_file, token_file_for_client, write_token_file};
@@ -168,7 +169,7 @@ fn record_json(r: &EnrolmentRecord, now: u64) -> Value {
         "client_name": r.client_name().as_str(),
         "issued_at_unix_secs": r.issued_at(),
         "expires_at_unix_secs": r.expires_at(),
-        "expired": r.is_expired(now),
+        "expired": r.is_expired(UnixSecs::new(now)),
         "scope": scope_json(r.scope()),
     })
 }
@@ -253,7 +254,14 @@ pub fn enrol(
     let file = BookFile::new(state.book());
     check_not_anothers(&token_file, client, &file.load().map_err(book_error)?)?;
     let (id, secret) = file
-        .update(|b| b.issue(client.clone(), scope.clone(), args.ttl, issued_at))
+        .update(|b| {
+            b.issue(
+                client.clone(),
+                scope.clone(),
+                args.ttl,
+                UnixSecs::new(issued_at),
+            )
+        })
         .map_err(book_error)?;
     if let Err(e) = write_token_file(&token_file, &secret) {
         // Never leave a record whose secret nobody holds.
@@ -371,15 +379,7 @@ pub fn list(out: &Out, book: &Path) -> Result<Exit, CliError> {
                 r.client_name().as_str().to_owned(),
                 tools,
                 verbs,
-                if r.is_expired(now) {
-                    format!("{} (expired)", words::time(r.expires_at()))
-                } else {
-                    format!(
-                        "{} ({})",
-                        words::time(r.expires_at()),
-                        words::relative(r.expires_at())
-                    )
-                },
+                words::expiry(r.expires_at().get(), now),
             ]);
         }
         t.render("")
@@ -404,13 +404,15 @@ pub fn rotate(
                 .get(id)
                 .cloned()
                 .ok_or_else(|| devint::auth::EnrolmentError::UnknownTokenId(id.clone()))?;
-            let lifetime = Duration::from_secs(old.expires_at().saturating_sub(old.issued_at()))
+            let lifetime = old
+                .expires_at()
+                .duration_since(old.issued_at())
                 .clamp(Duration::from_secs(1), args::MAX_TTL);
             let (new_id, secret) = b.issue(
                 old.client_name().clone(),
                 old.scope().clone(),
                 lifetime,
-                issued_at,
+                UnixSecs::new(issued_at),
             )?;
             Ok((new_id, secret, old))
         })

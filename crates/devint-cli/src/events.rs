@@ -5,6 +5,7 @@
 //! command). The approval id is checked by the core's type before anything is sent, and
 //! the runtime's acknowledgement must echo it.
 
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 
 use crate::cli::{ApproveCommand, EventsCommand};
@@ -17,7 +18,7 @@ pub async fn events(ctx: &Ctx, cmd: &EventsCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "events", Verb::ScopedEvents).await?;
     let list = rs
         .client
-        .scoped_events(cmd.tool.clone(), cmd.limit, cmd.since)
+        .scoped_events(cmd.tool.clone(), cmd.limit, UnixSecs::new(cmd.since))
         .await
         .map_err(|e| rs.refused(Verb::ScopedEvents, Some(&cmd.tool), e))?;
     ctx.out.result("events", Some(&rs.info), &list, |p| {

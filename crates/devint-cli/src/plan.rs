@@ -28,7 +28,7 @@ pub async fn plan(ctx: &Ctx, cmd: &PlanCommand) -> Result<Exit, CliError> {
         .plan(cmd.tool.clone(), cmd.shape.args(cmd.scope))
         .await
         .map_err(|e| rs.refused(Verb::Plan, Some(&cmd.tool), e))?;
-    if let Err(e) = plan_stash::keep(&ctx.socket, rs.client.version(), &view) {
+    if let Err(e) = plan_stash::keep(&ctx.socket, rs.client.version().get(), &view) {
         ctx.out.warn(&format!(
             "this plan could not be kept for `devint apply --plan` ({e}); apply it with `devint apply {} --scope {}` instead",
             cmd.tool, cmd.scope

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use devint::verbs::{PlanId, PlanView};
+use devint::version::ApiVersion;
 use devint::wire::pb;
 use devint_fs::private;
 use prost::Message;
@@ -44,7 +45,7 @@ pub fn keep(socket: &Path, version: u32, plan: &PlanView) -> std::io::Result<()>
     private::create_private_dir(&dir)?;
     sweep(&dir);
     let mut bytes = version.to_le_bytes().to_vec();
-    plan.to_wire(version)
+    plan.to_wire(ApiVersion::new(version))
         .encode(&mut bytes)
         .map_err(std::io::Error::other)?;
     private::write_private_atomically(&file(socket, &plan.plan_id), &bytes)
@@ -56,7 +57,7 @@ pub fn recall(socket: &Path, id: &PlanId) -> Option<PlanView> {
     let (version, body) = bytes.split_at_checked(4)?;
     let version = u32::from_le_bytes(version.try_into().ok()?);
     let wire = pb::PlanView::decode(body).ok()?;
-    PlanView::from_wire(&wire, version)
+    PlanView::from_wire(&wire, ApiVersion::new(version))
         .ok()
         .filter(|p| &p.plan_id == id)
 }

@@ -171,6 +171,33 @@ impl TokenSource {
     }
 }
 
+/// Completion candidates for `--client`: the clients with a token file beside the default
+/// socket (`AA_DEVINT_SOCKET`, else `~/.aa/run/devint.sock`).
+pub fn client_candidates() -> Vec<clap_complete::engine::CompletionCandidate> {
+    let Ok(socket) = devint_net::transport::socket_path_from_env() else {
+        return Vec::new();
+    };
+    let dir = devint_fs::private::parent_dir(&socket);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let client = name.strip_suffix(".token")?;
+            ClientName::parse(client)
+                .ok()
+                .map(|c| c.as_str().to_owned())
+        })
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(clap_complete::engine::CompletionCandidate::new)
+        .collect()
+}
+
 /// The token a session holds: where it came from and its record in this user's book.
 #[derive(Debug, Clone)]
 pub struct Holder {

@@ -45,7 +45,7 @@ pub async fn run(
             json!({ "tools": tools, "verbs": verbs })
         }),
         "expires_at_unix_secs": record.as_ref().map(|r| r.expires_at()),
-        "expired": record.as_ref().map(|r| r.is_expired(now)),
+        "expired": record.as_ref().map(|r| r.is_expired(devint::time::UnixSecs::new(now))),
         "book": state.book().display().to_string(),
         "socket": socket.display().to_string(),
         "runtime_reachable": runtime.is_some(),
@@ -64,15 +64,7 @@ pub async fn run(
                 t.row(["scope".to_owned(), format!("{tools}; {verbs}")]);
                 t.row([
                     "expires".to_owned(),
-                    if r.is_expired(now) {
-                        format!("{} (expired)", words::time(r.expires_at()))
-                    } else {
-                        format!(
-                            "{} ({})",
-                            words::time(r.expires_at()),
-                            words::relative(r.expires_at())
-                        )
-                    },
+                    words::expiry(r.expires_at().get(), now),
                 ]);
             }
             None => t.row([

@@ -169,6 +169,8 @@ pub fn applied(m: Option<ApplyMutation>) -> &'static str {
         Some(ApplyMutation::Unchanged) => ": nothing needed changing",
         Some(ApplyMutation::Changed | ApplyMutation::Failed | ApplyMutation::Unsupported)
         | None => "",
+        // A mutation this build cannot name says nothing more either.
+        Some(_) => "",
     }
 }
 
@@ -282,6 +284,15 @@ pub fn rough_span(secs: u64) -> String {
         _ => (rounded(365 * 86_400), "year"),
     };
     format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
+/// An expiry as `TIME (in 30 days)`, or `TIME (expired)` once `now` reached it.
+pub fn expiry(expires_at: u64, now: u64) -> String {
+    if now >= expires_at {
+        format!("{} (expired)", time(expires_at))
+    } else {
+        format!("{} ({})", time(expires_at), relative(expires_at))
+    }
 }
 
 /// The current time in unix seconds (0 if the clock is before 1970).

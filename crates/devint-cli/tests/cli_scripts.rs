@@ -391,6 +391,17 @@ fn completion_offers_tool_ids_and_every_enumerated_value() {
         let commands = complete(&s, shell, &["devint", "enr"]);
         assert!(commands.contains("enrol"), "{shell}: {commands}");
     }
+    // Client names come from the token files beside the socket.
+    s.enrol("full");
+    s.devint()
+        .args(["enrol", "--client", "vscode", "--all-tools"])
+        .assert()
+        .code(0);
+    let clients = complete(&s, "bash", &["devint", "tools", "--client", ""]);
+    assert!(
+        clients.contains("cli") && clients.contains("vscode"),
+        "{clients}"
+    );
     for (shell, marker) in [
         ("bash", "complete -o nospace -o bashdefault"),
         ("zsh", "#compdef devint"),

@@ -184,6 +184,19 @@ fn a_token_file_others_can_read_is_refused_with_exit_8() {
         .stderr(predicate::str::contains("chmod 600"));
 }
 
+/// `devint ARGS` is denied (exit 8) and its message says each of `says`.
+fn denied(s: &Sandbox, args: &[&str], says: &[&str]) {
+    let out = s.devint().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{args:?}: {stderr}");
+    for said in says {
+        assert!(
+            stderr.contains(said),
+            "{args:?} does not say {said:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn each_client_gets_its_own_token_file_and_enrolling_one_never_breaks_another() {
     let mut s = Sandbox::new();
@@ -202,14 +215,14 @@ fn each_client_gets_its_own_token_file_and_enrolling_one_never_breaks_another() 
         .args(["plan", "claude-code", "--scope", "user"])
         .assert()
         .code(0);
-    s.devint()
-        .args(["plan", "claude-code", "--scope", "user", "--client", "vscode"])
-        .assert()
-        .code(8)
-        .stderr(predicate::str::contains("(client vscode) may not plan claude-code"))
-        .stderr(predicate::str::contains(
+    denied(
+        &s,
+        &["plan", "claude-code", "--scope", "user", "--client", "vscode"],
+        &[
+            "(client vscode) may not plan claude-code",
             "devint enrol --client vscode --tool claude-code --verbs list_tools,plan,status,verify,scoped_events",
-        ));
+        ],
+    );
 }
 
 #[test]
@@ -327,14 +340,14 @@ fn an_expired_token_is_named_with_the_command_that_replaces_it() {
     ]);
     assert_eq!(code, 0);
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    s.devint()
-        .args(["status", "claude-code"])
-        .assert()
-        .code(8)
-        .stderr(predicate::str::contains("(client cli) has expired"))
-        .stderr(predicate::str::contains(
+    denied(
+        &s,
+        &["status", "claude-code"],
+        &[
+            "(client cli) has expired",
             "devint enrol --client cli --tool claude-code --verbs full",
-        ));
+        ],
+    );
 }
 
 #[test]

@@ -17,6 +17,10 @@ use std::time::Duration;
 
 use sidecar_schema::SchemaCheck;
 
+/// The `devint` binary cargo built for these tests (a compile-time path, as
+/// `cli_support::DEVINT`).
+const DEVINT: &str = env!("CARGO_BIN_EXE_devint");
+
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -38,7 +42,7 @@ fn run_host(interpreter: &str, script: &str) {
         .tempdir_in("/tmp")
         .expect("temp dir");
     let trace = scratch.path().join("trace.jsonl");
-    let devint = assert_cmd::cargo::cargo_bin("devint");
+    let devint = PathBuf::from(DEVINT);
     let mut child = Command::new(&interpreter_path)
         .arg(repository().join(script))
         .arg("--devint")
@@ -101,8 +105,7 @@ fn the_node_host_drives_the_journey_through_the_sidecar_against_a_real_runtime()
 
 #[test]
 fn sidecar_schema_prints_the_schema_the_tests_check_against() {
-    let out = assert_cmd::Command::cargo_bin("devint")
-        .expect("devint")
+    let out = assert_cmd::Command::new(DEVINT)
         .args(["sidecar", "--schema"])
         .env_clear()
         .timeout(Duration::from_secs(30))
@@ -115,8 +118,7 @@ fn sidecar_schema_prints_the_schema_the_tests_check_against() {
 
 #[test]
 fn the_sidecar_exits_0_at_the_end_of_its_input_and_answers_what_it_read() {
-    let out = assert_cmd::Command::cargo_bin("devint")
-        .expect("devint")
+    let out = assert_cmd::Command::new(DEVINT)
         .arg("sidecar")
         .env_clear()
         .env("HOME", "/nonexistent-home-for-the-sidecar-test")

@@ -15,6 +15,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use devint::audit::MemoryAuditSink;
 use devint::auth::{ClientName, Scope, TokenSecret, ToolScope};
 use devint::testing::CountingBackend;
+use devint::time::UnixSecs;
 use devint::verbs::{StatusView, ToolId};
 use devint_net::book::{BookFile, SharedBook};
 use devint_net::client::{ClientIoError, ClientOptions, DevIntClient};
@@ -46,7 +47,7 @@ async fn use_the_client(socket: &Path, token: TokenSecret) -> Result<(), Error> 
     // A verb the negotiated version lacks fails locally, without a round trip.
     let mut old = old.authorize(TokenSecret::parse(&token.expose_secret_hex())?);
     let tool = ToolId::parse("codex")?;
-    match old.scoped_events(tool.clone(), 10, 0).await {
+    match old.scoped_events(tool.clone(), 10, UnixSecs::new(0)).await {
         Err(ClientIoError::Session(e)) => println!("  scoped_events: {e}"),
         other => println!("  scoped_events unexpectedly: {:?}", other.map(|_| ())),
     }
@@ -70,7 +71,7 @@ async fn use_the_client(socket: &Path, token: TokenSecret) -> Result<(), Error> 
 
 /// One status, with its observation time.
 fn render(status: &StatusView) {
-    let observed = UNIX_EPOCH + Duration::from_secs(status.observed_at_unix_secs);
+    let observed = UNIX_EPOCH + Duration::from_secs(status.observed_at_unix_secs.get());
     let age = observed.elapsed().unwrap_or_default().as_secs();
     println!(
         "  {}: {:?} (achieved {:?}, ceiling {:?}), observed at unix {} ({age} s ago)",

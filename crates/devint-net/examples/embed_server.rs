@@ -32,7 +32,7 @@ impl Lifecycle for Demo {
     fn verify(&self, _: &T) -> Result<VerificationView, E> { Err(no()) }
     fn repair(&self, _: &T) -> Result<RepairView, E> { Err(no()) }
     fn remove(&self, _: &T, _: Option<&PlanId>) -> Result<RemovalView, E> { Err(no()) }
-    fn scoped_events(&self, _: &T, _: u32, _: u64) -> Result<ScopedEventList, E> { Err(no()) }
+    fn scoped_events(&self, _: &T, _: u32, _: devint::time::UnixSecs) -> Result<ScopedEventList, E> { Err(no()) }
     fn approval_relay(&self, _: &T, _: &ApprovalId, _: UserInput) -> Result<ApprovalRelayAck, E> { Err(no()) }
     fn status(&self, auth: &T) -> Result<StatusView, E> { Ok(StatusView {
         tool_id: auth.tool().clone(), phase: Phase::DetectedNotIntegrated, state: StatusState::Ladder,

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use devint::audit::{AuditError, AuditEvent, AuditKind, AuditSink};
 use devint::auth::{ClientName, EnrolmentBook, Scope, ToolScope};
+use devint::time::UnixSecs;
 use devint_net::audit_log::{verify, JsonLinesAuditLog};
 use devint_net::book::{BookFile, BookFileError};
 
@@ -95,7 +96,7 @@ fn book_with(clients: usize) -> EnrolmentBook {
             ClientName::parse(&format!("client-{i}")).unwrap(),
             Scope::read_only(ToolScope::All),
             Duration::from_secs(3600),
-            1_700_000_000,
+            UnixSecs::new(1_700_000_000),
         )
         .unwrap();
     }
@@ -158,7 +159,7 @@ fn a_full_disk_fails_a_book_update_and_the_change_is_not_half_applied() {
                     ClientName::parse(&format!("late-{i}")).unwrap(),
                     Scope::read_only(ToolScope::All),
                     Duration::from_secs(60),
-                    1_700_000_000,
+                    UnixSecs::new(1_700_000_000),
                 )?;
             }
             Ok(())
@@ -197,7 +198,7 @@ fn a_read_only_file_system_refuses_the_book_save_and_the_old_book_still_loads() 
 }
 
 fn event(i: u64) -> AuditEvent {
-    AuditEvent::new(1_700_000_000 + i, AuditKind::UnknownVerb)
+    AuditEvent::new(UnixSecs::new(1_700_000_000 + i), AuditKind::UnknownVerb)
         .with_connection(i)
         .with_peer_uid(0)
 }

@@ -7,6 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use devint::audit::{AuditEvent, AuditKind, AuditSink, MutationOutcome, MutationVerb};
+use devint::time::UnixSecs;
 use devint_net::audit_log::{verify, JsonLinesAuditLog};
 
 const WORKER_ENV: &str = "DEVINT_TEST_AUDIT_CRASH_WORKER";
@@ -20,14 +21,14 @@ fn log_path() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn refusal(request: u64) -> AuditEvent {
-    AuditEvent::new(1_800_000_000, AuditKind::UnknownVerb)
+    AuditEvent::new(UnixSecs::new(1_800_000_000), AuditKind::UnknownVerb)
         .with_connection(1)
         .with_request(request)
 }
 
 fn mutation(request: u64) -> AuditEvent {
     AuditEvent::new(
-        1_800_000_000,
+        UnixSecs::new(1_800_000_000),
         AuditKind::LifecycleMutation {
             verb: MutationVerb::Apply,
             outcome: MutationOutcome::Succeeded,

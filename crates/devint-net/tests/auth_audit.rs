@@ -11,12 +11,13 @@ use devint::audit::{
     ToolRef, TracingAuditSink, INVALID_TOOL_MARKER,
 };
 use devint::auth::{AuthDenial, ClientName, TokenId};
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 use devint_net::audit_log::{verify, JsonLinesAuditLog, VerifyError};
 
 fn full_event() -> AuditEvent {
     AuditEvent::new(
-        1_800_000_000,
+        UnixSecs::new(1_800_000_000),
         AuditKind::LifecycleMutation {
             verb: MutationVerb::Apply,
             outcome: MutationOutcome::Succeeded,
@@ -99,7 +100,10 @@ fn every_kind_serialises_to_a_closed_tag_and_only_enum_reasons() {
                 "{k}={s}"
             );
         }
-        assert_ne!(AuditEvent::new(0, kind).outcome, AuditOutcome::Succeeded);
+        assert_ne!(
+            AuditEvent::new(UnixSecs::new(0), kind).outcome,
+            AuditOutcome::Succeeded
+        );
     }
 }
 
@@ -126,7 +130,8 @@ fn a_client_supplied_tool_id_is_kept_only_when_it_is_a_bounded_kebab_id() {
     }
     assert_eq!(ToolRef::from_client(&"g".repeat(64)).as_str().len(), 64);
     assert_eq!(ToolRef::from_client("cafe"), ToolRef::Id("cafe".into()));
-    let e = AuditEvent::new(0, AuditKind::UnknownVerb).with_call(Verb::Status, "x y");
+    let e =
+        AuditEvent::new(UnixSecs::new(0), AuditKind::UnknownVerb).with_call(Verb::Status, "x y");
     let v: serde_json::Value = serde_json::from_str(&e.to_json().unwrap()).unwrap();
     assert_eq!(v["tool"], INVALID_TOOL_MARKER);
     assert_eq!(ToolRef::from_request(""), None);
@@ -134,7 +139,12 @@ fn a_client_supplied_tool_id_is_kept_only_when_it_is_a_bounded_kebab_id() {
 
 #[test]
 fn an_auth_failure_carries_a_token_id_only_when_a_record_was_reached() {
-    let unknown = AuditEvent::auth_failure(5, &AuthDenial::Unknown, Verb::Status, "codex");
+    let unknown = AuditEvent::auth_failure(
+        UnixSecs::new(5),
+        &AuthDenial::Unknown,
+        Verb::Status,
+        "codex",
+    );
     assert_eq!(unknown.token_id, None);
     assert_eq!(unknown.client_name, None);
     assert_eq!(
@@ -146,7 +156,7 @@ fn an_auth_failure_carries_a_token_id_only_when_a_record_was_reached() {
     assert_eq!(unknown.outcome, AuditOutcome::Denied);
     let id = TokenId::generate().unwrap();
     let expired = AuditEvent::auth_failure(
-        5,
+        UnixSecs::new(5),
         &AuthDenial::Expired {
             token_id: id.clone(),
             client: ClientName::parse("ide").unwrap(),
@@ -173,7 +183,7 @@ fn lifecycle_mutations_exist_only_for_apply_repair_and_remove() {
     for v in Verb::ALL {
         assert_eq!(
             MutationVerb::from_verb(v).is_some(),
-            v.rule().mutating,
+            v.rule().mutation.is_some(),
             "{v}"
         );
     }
@@ -183,7 +193,7 @@ fn lifecycle_mutations_exist_only_for_apply_repair_and_remove() {
 fn the_memory_and_tracing_sinks_record_every_event() {
     let mem = MemoryAuditSink::new();
     mem.record(&full_event()).unwrap();
-    mem.record(&AuditEvent::new(1, AuditKind::PeerRejected))
+    mem.record(&AuditEvent::new(UnixSecs::new(1), AuditKind::PeerRejected))
         .unwrap();
     assert_eq!(mem.events().len(), 2);
     TracingAuditSink.record(&full_event()).unwrap();

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use devint::auth::{AuthDenial, ClientName, EnrolmentBook, Grant, ResolveError, Scope, ToolScope};
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 use devint::wire::pb::DenyCode;
 use devint_net::book::{BookFile, BookFileError, SharedBook};
@@ -46,7 +47,7 @@ impl Sandbox {
 
 /// What `server` answers to `token` asking for `status` on codex, now.
 fn status(server: &SharedBook, token: &str) -> Result<Grant, ResolveError> {
-    server.resolve(token, Verb::Status, "codex", NOW)
+    server.resolve(token, Verb::Status, "codex", UnixSecs::new(NOW))
 }
 
 fn client(name: &str) -> ClientName {
@@ -59,7 +60,7 @@ fn enrol(file: &BookFile, name: &str) -> String {
             client(name),
             Scope::full_lifecycle(ToolScope::All),
             HOUR,
-            NOW,
+            UnixSecs::new(NOW),
         )
     })
     .map(|(_, secret)| secret.expose_secret_hex().to_string())
@@ -79,14 +80,14 @@ fn a_saved_book_loads_back_identical_and_private() {
         client("a"),
         Scope::read_only(ToolScope::only(["codex", "windsurf-cascade"])),
         HOUR,
-        NOW,
+        UnixSecs::new(NOW),
     )
     .unwrap();
     book.issue(
         client("b"),
         Scope::full_lifecycle(ToolScope::All),
         HOUR,
-        NOW,
+        UnixSecs::new(NOW),
     )
     .unwrap();
     file.save(&book).unwrap();

@@ -8,6 +8,7 @@ use std::time::Duration;
 use devint::auth::TokenSecret;
 use devint::session::ClientError;
 use devint::verbs::ToolId;
+use devint::version::ApiVersion;
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, MAX_PAYLOAD};
 use devint_net::client::{ClientIoError, DevIntClient};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -104,7 +105,7 @@ async fn status_against(how: Misbehave) -> ClientIoError {
     let client = DevIntClient::connect(&path, "client-test", "0")
         .await
         .unwrap();
-    assert_eq!(client.version(), 3);
+    assert_eq!(client.version(), ApiVersion::new(3));
     let mut client = client.authorize(TokenSecret::from_bytes([1; 32]));
     tokio::time::timeout(HANG_GUARD, client.status(ToolId::parse("codex").unwrap()))
         .await

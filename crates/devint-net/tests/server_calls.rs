@@ -59,7 +59,7 @@ impl Lifecycle for SlowListFastRest {
         &self,
         auth: &ToolAuthorization,
         limit: u32,
-        since: u64,
+        since: devint::time::UnixSecs,
     ) -> Result<ScopedEventList, LifecycleError> {
         self.inner.scoped_events(auth, limit, since)
     }

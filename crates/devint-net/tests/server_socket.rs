@@ -10,6 +10,8 @@
 #![cfg(feature = "test-support")]
 mod server_support;
 
+use devint::time::UnixSecs;
+use devint::version::ApiVersion;
 use server_support::*;
 
 // ---------------------------------------------------------------------------------------
@@ -21,7 +23,7 @@ async fn real_client_round_trip_negotiates_lists_tools_and_reads_status() {
     let backend = Arc::new(CountingBackend::default());
     let mut rt = start(backend.clone(), limits());
     let negotiated = rt.negotiate().await;
-    assert_eq!(negotiated.version(), 5);
+    assert_eq!(negotiated.version(), ApiVersion::new(5));
     assert!(!negotiated.is_degraded());
     let mut client = negotiated.authorize(rt.secret());
     let tools = guarded("list_tools", client.list_tools()).await.unwrap();
@@ -31,7 +33,7 @@ async fn real_client_round_trip_negotiates_lists_tools_and_reads_status() {
         .await
         .unwrap();
     assert_eq!(status.tool_id.as_str(), "codex");
-    assert!(status.observed_at_unix_secs > 0);
+    assert!(status.observed_at_unix_secs > UnixSecs::new(0));
     assert_eq!(backend.calls(Verb::ListTools), 1);
     assert_eq!(backend.calls(Verb::Status), 1);
     rt.shutdown().await;
@@ -237,7 +239,7 @@ async fn provenance_is_present_iff_the_negotiated_version_is_at_least_4() {
         )
         .await
         .unwrap();
-        assert_eq!(client.version(), version);
+        assert_eq!(client.version(), ApiVersion::new(version));
         let provenance = client.provenance();
         assert_eq!(provenance.is_some(), version >= 4, "version {version}");
         if let Some(p) = provenance {

@@ -8,7 +8,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use devint::auth::{ClientName, EnrolmentBook, Scope, ToolScope};
 use devint::verbs::Verb;
 
-const NOW: u64 = 1_800_000_000;
+const NOW: devint::time::UnixSecs = devint::time::UnixSecs::new(1_800_000_000);
 
 fn book_of(n: usize) -> (EnrolmentBook, String) {
     let mut book = EnrolmentBook::new();

@@ -6,6 +6,9 @@
 
 mod lifecycle_support;
 
+use std::time::Duration;
+
+use devint::time::UnixSecs;
 use devint::verbs::{
     ApplyMutation, ApprovalId, Evidence, Level, ManagedRef, Phase, PolicyState, Privilege, Profile,
     SettingsScope, StatusState, UserInput, VerbCall, VerbResult, VerificationOutcome,
@@ -278,7 +281,7 @@ fn another_tokens_plan_is_refused() {
 fn expired_and_consumed_plans_are_refused() {
     let (sb, rt, mut c) = setup();
     let plan = c.plan(&rt, "team");
-    c.now += 15 * 60;
+    c.now += Duration::from_secs(15 * 60);
     let e = c.apply(&rt, &plan.plan_id).unwrap_err();
     assert!(e.message.contains("expired"), "{}", e.message);
     assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS);
@@ -508,14 +511,14 @@ fn stale_and_future_evidence_do_not_count() {
     c.install(&rt, "team");
     c.verify(&rt);
     assert_eq!(c.status(&rt).achieved_level, Level::Integrated);
-    c.now += 24 * 3600 + 1;
+    c.now += Duration::from_secs(24 * 3600 + 1);
     assert_eq!(
         c.status(&rt).achieved_level,
         Level::PartiallyIntegrated,
         "older than 24 h"
     );
     c.verify(&rt);
-    c.now -= 3600;
+    c.now -= Duration::from_secs(3600);
     assert_eq!(
         c.status(&rt).achieved_level,
         Level::PartiallyIntegrated,
@@ -529,7 +532,7 @@ impl devint_runtime::reference::ProtectionProbe for Probe {
         &self,
         _: &devint::verbs::ToolId,
         _: SettingsScope,
-        now: u64,
+        now: UnixSecs,
     ) -> Option<devint_runtime::reference::ProbeObservation> {
         Some(devint_runtime::reference::ProbeObservation {
             outcome: devint::verbs::ExercisedOutcome::Blocked,
@@ -650,17 +653,20 @@ fn events_come_from_the_spool_and_malformed_lines_are_skipped() {
         VerbResult::ScopedEvents(e) => e.events,
         other => panic!("{other:?}"),
     };
-    let all = events(&mut c, 0, 0);
+    let all = events(&mut c, 0, UnixSecs::EPOCH);
     assert_eq!(
         all.iter()
             .map(|e| e.occurred_at_unix_secs)
             .collect::<Vec<_>>(),
-        [100, 400, 500]
+        [100, 400, 500].map(UnixSecs::new)
     );
     assert_eq!(all[0].count, 2);
     assert_eq!(all[1].redaction_labels[0].as_str(), "aws_access_key");
-    assert_eq!(events(&mut c, 1, 150).len(), 1);
-    assert_eq!(events(&mut c, 10, 450)[0].occurred_at_unix_secs, 500);
+    assert_eq!(events(&mut c, 1, UnixSecs::new(150)).len(), 1);
+    assert_eq!(
+        events(&mut c, 10, UnixSecs::new(450))[0].occurred_at_unix_secs,
+        UnixSecs::new(500)
+    );
 }
 
 #[test]

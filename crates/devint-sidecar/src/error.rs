@@ -270,7 +270,8 @@ impl SidecarError {
             ) => SidecarError::new(ErrorKind::Incompatible, unavailable.to_string())
                 .fix("upgrade the runtime, or call only the verbs the negotiated version has"),
             ClientIoError::Encode(_) => SidecarError::internal(e.to_string()),
-            ClientIoError::Session(devint::session::ClientError::Protocol(_))
+            // Protocol failures, and whatever the client library adds later.
+            ClientIoError::Session(_)
             | ClientIoError::Connect { .. }
             | ClientIoError::Timeout(_)
             | ClientIoError::ClosedMidCall
@@ -294,7 +295,7 @@ pub fn token_file_error(e: &TokenFileError) -> SidecarError {
     SidecarError::new(ErrorKind::TokenFile, e.to_string()).fix(
         "enrol this client with `devint enrol --client NAME --all-tools --verbs full \
          --token-file PATH`, then pass `token_file: PATH` (or `client: NAME` for \
-         PATH = tokens/NAME.token beside the socket) to session/open",
+         PATH = NAME.token beside the socket) to session/open",
     )
 }
 

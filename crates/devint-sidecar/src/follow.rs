@@ -8,18 +8,19 @@
 //! deliver an event older than one already delivered, and never hold more than one answer's
 //! worth of events.
 
+use devint::time::UnixSecs;
 use devint::verbs::ScopedEvent;
 
 /// Where a follow stands: the second to poll from, and what of that second was delivered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cursor {
-    since: u64,
+    since: UnixSecs,
     delivered_at_since: Vec<ScopedEvent>,
 }
 
 impl Cursor {
     /// A cursor that will deliver events at or after `since`.
-    pub fn new(since: u64) -> Cursor {
+    pub fn new(since: UnixSecs) -> Cursor {
         Cursor {
             since,
             delivered_at_since: Vec::new(),
@@ -27,7 +28,7 @@ impl Cursor {
     }
 
     /// The `since_unix_secs` of the next poll.
-    pub fn since(&self) -> u64 {
+    pub fn since(&self) -> UnixSecs {
         self.since
     }
 
@@ -73,7 +74,7 @@ mod tests {
 
     fn event(at: u64, count: u32) -> ScopedEvent {
         ScopedEvent {
-            occurred_at_unix_secs: at,
+            occurred_at_unix_secs: UnixSecs::new(at),
             verdict_kind: VerdictKind::Deny,
             mechanism: MechanismName::parse("hooks").expect("a mechanism name"),
             count,
@@ -83,12 +84,12 @@ mod tests {
 
     #[test]
     fn each_event_is_delivered_once_oldest_first() {
-        let mut c = Cursor::new(0);
+        let mut c = Cursor::new(UnixSecs::new(0));
         assert_eq!(
             c.advance(vec![event(20, 1), event(10, 1)]),
             vec![event(10, 1), event(20, 1)]
         );
-        assert_eq!(c.since(), 20);
+        assert_eq!(c.since(), UnixSecs::new(20));
         // The same second comes back (since is inclusive) with one more event in it.
         assert_eq!(
             c.advance(vec![event(20, 1), event(20, 2)]),
@@ -103,7 +104,7 @@ mod tests {
 
     #[test]
     fn an_event_older_than_the_cursor_is_never_delivered() {
-        let mut c = Cursor::new(100);
+        let mut c = Cursor::new(UnixSecs::new(100));
         assert_eq!(
             c.advance(vec![event(99, 1), event(100, 1)]),
             vec![event(100, 1)]
@@ -112,7 +113,7 @@ mod tests {
 
     #[test]
     fn identical_events_in_one_second_are_each_delivered_once() {
-        let mut c = Cursor::new(0);
+        let mut c = Cursor::new(UnixSecs::new(0));
         assert_eq!(c.advance(vec![event(5, 1)]), vec![event(5, 1)]);
         assert_eq!(c.advance(vec![event(5, 1), event(5, 1)]), vec![event(5, 1)]);
         assert_eq!(c.advance(vec![event(5, 1), event(5, 1)]), vec![]);

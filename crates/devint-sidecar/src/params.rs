@@ -96,7 +96,7 @@ pub struct OpenParams {
     pub client_version: String,
     /// The token file to read (mode `0600`).
     pub token_file: Option<PathBuf>,
-    /// The enrolled client whose token file (`tokens/NAME.token` beside the socket) to read.
+    /// The enrolled client whose token file (`NAME.token` beside the socket) to read.
     pub client: Option<String>,
     /// Let privileged verbs proceed on an *unverifiable* runtime (never a refuted one).
     #[serde(default)]

@@ -195,7 +195,7 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Rejected> {
     Ok(Incoming::Request { id, method, params })
 }
 
-/// At most [`METHOD_NAME_MAX`] characters of a host-chosen name, control characters
+/// At most 64 characters of a host-chosen name, control characters
 /// replaced, for logs and messages.
 pub fn bounded(name: &str) -> String {
     name.chars()

@@ -200,7 +200,7 @@ fn rust_call(op: &Op, seen: &Seen) -> VerbCall {
         } => VerbCall::ScopedEvents {
             tool: tool(*t),
             limit: *limit,
-            since: *since,
+            since: devint::time::UnixSecs::new(*since),
         },
         Op::Approve {
             tool: t,

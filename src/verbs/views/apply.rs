@@ -2,9 +2,11 @@
 
 use super::{
     id_from_wire, opt_id_from_wire, opt_text_from_wire, opt_text_to_wire, views_from_wire, PlanId,
-    ReceiptId, Sha256Hex, StepId, ViewError, APPLY_OUTCOME_SINCE,
+    ReceiptId, Sha256Hex, StepId, ViewError,
 };
+use crate::time::UnixSecs;
 use crate::verbs::{Level, Sentence, StepOutcome};
+use crate::version::{ApiVersion, APPLY_OUTCOME_SINCE};
 use crate::wire::pb;
 
 /// The result of executing a plan.
@@ -15,7 +17,7 @@ pub struct ApplyView {
     /// The receipt recorded.
     pub receipt_id: ReceiptId,
     /// When it was applied (unix seconds).
-    pub applied_at_unix_secs: u64,
+    pub applied_at_unix_secs: UnixSecs,
     /// Each step's outcome.
     pub steps: Vec<StepOutcomeView>,
     /// The level the plan aimed for.
@@ -49,6 +51,7 @@ pub struct ApplyOutcomeView {
 /// `ApplyMutation` (wire enum): whether anything changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ApplyMutation {
     /// The target changed.
     Changed,
@@ -61,6 +64,16 @@ pub enum ApplyMutation {
 }
 
 impl ApplyMutation {
+    /// The snake_case name shown to people and in JSON (`changed`, `unchanged`, …).
+    pub const fn token(self) -> &'static str {
+        match self {
+            ApplyMutation::Changed => "changed",
+            ApplyMutation::Unchanged => "unchanged",
+            ApplyMutation::Failed => "failed",
+            ApplyMutation::Unsupported => "unsupported",
+        }
+    }
+
     /// To the wire enum.
     pub const fn to_wire(self) -> pb::ApplyMutation {
         match self {
@@ -88,17 +101,17 @@ impl ApplyMutation {
 
 impl ApplyView {
     /// To the wire; `outcome` only at DI-API ≥ [`APPLY_OUTCOME_SINCE`].
-    pub fn to_wire(&self, version: u32) -> pb::ApplyView {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::ApplyView {
         pb::ApplyView {
             plan_id: self.plan_id.as_str().to_owned(),
             receipt_id: self.receipt_id.as_str().to_owned(),
-            applied_at_unix_secs: self.applied_at_unix_secs,
+            applied_at_unix_secs: self.applied_at_unix_secs.get(),
             steps: self.steps.iter().map(|s| s.to_wire(version)).collect(),
             planned_level: self.planned_level.token().to_owned(),
             achieved_level: self.achieved_level.token().to_owned(),
             // spec[S5-FIELD-GATING] §5: a field added at version N is sent only on connections
             // negotiated at N or above.
-            outcome: if version >= APPLY_OUTCOME_SINCE {
+            outcome: if version.has(APPLY_OUTCOME_SINCE) {
                 self.outcome.as_ref().map(|o| o.to_wire(version))
             } else {
                 None
@@ -107,16 +120,16 @@ impl ApplyView {
     }
 
     /// From the wire; an `outcome` below [`APPLY_OUTCOME_SINCE`] is ignored.
-    pub fn from_wire(w: &pb::ApplyView, version: u32) -> Result<ApplyView, ViewError> {
+    pub fn from_wire(w: &pb::ApplyView, version: ApiVersion) -> Result<ApplyView, ViewError> {
         Ok(ApplyView {
             plan_id: id_from_wire(&w.plan_id, "apply.plan_id", PlanId::parse)?,
             receipt_id: id_from_wire(&w.receipt_id, "apply.receipt_id", ReceiptId::parse)?,
-            applied_at_unix_secs: w.applied_at_unix_secs,
+            applied_at_unix_secs: UnixSecs::new(w.applied_at_unix_secs),
             steps: views_from_wire(&w.steps, version, StepOutcomeView::from_wire)?,
             planned_level: Level::parse_as(&w.planned_level, "apply.planned_level")?,
             achieved_level: Level::parse_as(&w.achieved_level, "apply.achieved_level")?,
             outcome: match &w.outcome {
-                Some(o) if version >= APPLY_OUTCOME_SINCE => {
+                Some(o) if version.has(APPLY_OUTCOME_SINCE) => {
                     Some(ApplyOutcomeView::from_wire(o, version)?)
                 }
                 _ => None,
@@ -127,7 +140,7 @@ impl ApplyView {
 
 impl StepOutcomeView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::StepOutcomeView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::StepOutcomeView {
         pb::StepOutcomeView {
             step_id: self.step_id.as_str().to_owned(),
             outcome: self.outcome.token().to_owned(),
@@ -140,7 +153,10 @@ impl StepOutcomeView {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::StepOutcomeView, _version: u32) -> Result<StepOutcomeView, ViewError> {
+    pub fn from_wire(
+        w: &pb::StepOutcomeView,
+        _version: ApiVersion,
+    ) -> Result<StepOutcomeView, ViewError> {
         Ok(StepOutcomeView {
             step_id: id_from_wire(&w.step_id, "step_outcome.step_id", StepId::parse)?,
             outcome: StepOutcome::parse_as(&w.outcome, "step_outcome.outcome")?,
@@ -155,7 +171,7 @@ impl StepOutcomeView {
 
 impl ApplyOutcomeView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::ApplyOutcomeView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::ApplyOutcomeView {
         pb::ApplyOutcomeView {
             mutation: self.mutation.to_wire() as i32,
             detail: opt_text_to_wire(&self.detail),
@@ -165,7 +181,7 @@ impl ApplyOutcomeView {
     /// From the wire.
     pub fn from_wire(
         w: &pb::ApplyOutcomeView,
-        _version: u32,
+        _version: ApiVersion,
     ) -> Result<ApplyOutcomeView, ViewError> {
         Ok(ApplyOutcomeView {
             mutation: ApplyMutation::from_wire(w.mutation)?,

@@ -5,7 +5,9 @@ use super::{
     id_from_wire, ids_from_wire, strs_to_wire, views_from_wire, MechanismName, RedactionLabel,
     ViewError,
 };
+use crate::time::UnixSecs;
 use crate::verbs::VerdictKind;
+use crate::version::ApiVersion;
 use crate::wire::pb;
 
 /// Verdict records for one tool.
@@ -19,7 +21,7 @@ pub struct ScopedEventList {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ScopedEvent {
     /// When (unix seconds).
-    pub occurred_at_unix_secs: u64,
+    pub occurred_at_unix_secs: UnixSecs,
     /// The verdict.
     pub verdict_kind: VerdictKind,
     /// The mechanism that produced it.
@@ -32,14 +34,17 @@ pub struct ScopedEvent {
 
 impl ScopedEventList {
     /// To the wire.
-    pub fn to_wire(&self, version: u32) -> pb::ScopedEventList {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::ScopedEventList {
         pb::ScopedEventList {
             events: self.events.iter().map(|e| e.to_wire(version)).collect(),
         }
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::ScopedEventList, version: u32) -> Result<ScopedEventList, ViewError> {
+    pub fn from_wire(
+        w: &pb::ScopedEventList,
+        version: ApiVersion,
+    ) -> Result<ScopedEventList, ViewError> {
         Ok(ScopedEventList {
             events: views_from_wire(&w.events, version, ScopedEvent::from_wire)?,
         })
@@ -48,9 +53,9 @@ impl ScopedEventList {
 
 impl ScopedEvent {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::ScopedEvent {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::ScopedEvent {
         pb::ScopedEvent {
-            occurred_at_unix_secs: self.occurred_at_unix_secs,
+            occurred_at_unix_secs: self.occurred_at_unix_secs.get(),
             verdict_kind: self.verdict_kind.token().to_owned(),
             mechanism: self.mechanism.as_str().to_owned(),
             count: self.count,
@@ -59,9 +64,9 @@ impl ScopedEvent {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::ScopedEvent, _version: u32) -> Result<ScopedEvent, ViewError> {
+    pub fn from_wire(w: &pb::ScopedEvent, _version: ApiVersion) -> Result<ScopedEvent, ViewError> {
         Ok(ScopedEvent {
-            occurred_at_unix_secs: w.occurred_at_unix_secs,
+            occurred_at_unix_secs: UnixSecs::new(w.occurred_at_unix_secs),
             verdict_kind: VerdictKind::parse_as(&w.verdict_kind, "event.verdict_kind")?,
             mechanism: id_from_wire(&w.mechanism, "event.mechanism", MechanismName::parse)?,
             count: w.count,

@@ -10,6 +10,7 @@ use crate::verbs::sentence::{check_credential_shapes, is_invisible_format};
 /// An identifier did not have its shape. Carries the input's length, never the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("malformed {kind} (got {got_len} bytes); expected {expected}")]
+#[non_exhaustive]
 pub struct IdRefusal {
     /// The identifier type.
     pub kind: &'static str,

@@ -2,11 +2,14 @@
 //!
 //! This folder owns one file per view family and the version-gated conversion of each view
 //! to and from its `pb` message. Every field is typed: a vocabulary enum, a validated
-//! identifier ([`ToolId`], [`KeyName`], …), a [`Sentence`] for free text, a number or a bool. No field can
-//! carry a value, a policy document or a credential (ADR 0030 §5.5), and none may be added
-//! that could. A field added at DI-API version N is written only at N or above ([`POLICY_SINCE`],
-//! [`APPLY_OUTCOME_SINCE`]); parsing drops such a field below its version, so a typed view
-//! never claims more than its connection's version can say.
+//! identifier ([`ToolId`], [`KeyName`], …), a [`Sentence`] for free text, a time
+//! ([`UnixSecs`](crate::time::UnixSecs)), a number or a bool. No field can carry a value, a
+//! policy document or a credential (ADR 0030 §5.5), and none may be added that could. A
+//! field added at DI-API version N is written only at N or above (the gates are
+//! [`crate::version`]'s [`POLICY_SINCE`](crate::version::POLICY_SINCE) and
+//! [`APPLY_OUTCOME_SINCE`](crate::version::APPLY_OUTCOME_SINCE)); parsing drops such a field
+//! below its version, so a typed view never claims more than its connection's version can
+//! say.
 //!
 //! Parsing a view (the client side) refuses a token outside its vocabulary or a malformed
 //! identifier with a [`ViewError`]; free text the peer sent that is not a valid sentence is
@@ -39,17 +42,12 @@ pub use tools::{CapabilityView, ToolList, ToolSummary};
 pub use verification::VerificationView;
 
 use crate::verbs::{OutsideVocabulary, Sentence};
-
-/// First DI-API version with `StatusView.policy` and `VerificationView.policy` (spec §5).
-pub const POLICY_SINCE: u32 = 3;
-/// First DI-API version with `HelloAck.provenance` (spec §5; gated by the session).
-pub const PROVENANCE_SINCE: u32 = 4;
-/// First DI-API version with `ApplyView.outcome` (spec §5).
-pub const APPLY_OUTCOME_SINCE: u32 = 5;
+use crate::version::ApiVersion;
 
 /// A wire view that could not be read as the crate's typed view. Messages never echo the
 /// refused text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ViewError {
     /// A token outside its vocabulary.
     #[error(transparent)]
@@ -150,8 +148,8 @@ pub(crate) fn strs_to_wire<T: AsRef<str>>(items: &[T]) -> Vec<String> {
 /// A list of sub-views from the wire.
 pub(crate) fn views_from_wire<W, T>(
     items: &[W],
-    version: u32,
-    parse: fn(&W, u32) -> Result<T, ViewError>,
+    version: ApiVersion,
+    parse: fn(&W, ApiVersion) -> Result<T, ViewError>,
 ) -> Result<Vec<T>, ViewError> {
     items.iter().map(|w| parse(w, version)).collect()
 }

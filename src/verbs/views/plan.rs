@@ -9,6 +9,7 @@ use crate::verbs::{
     ActionKind, AdapterCeiling, CapabilityName, Level, Privilege, Profile, Requirement, Sentence,
     SettingsScope,
 };
+use crate::version::ApiVersion;
 use crate::wire::pb;
 
 /// A dry-run plan for one tool.
@@ -87,7 +88,7 @@ pub struct UnsupportedMechanismView {
 
 impl PlanView {
     /// To the wire.
-    pub fn to_wire(&self, version: u32) -> pb::PlanView {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::PlanView {
         pb::PlanView {
             schema_version: self.schema_version,
             plan_id: self.plan_id.as_str().to_owned(),
@@ -108,7 +109,7 @@ impl PlanView {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::PlanView, version: u32) -> Result<PlanView, ViewError> {
+    pub fn from_wire(w: &pb::PlanView, version: ApiVersion) -> Result<PlanView, ViewError> {
         Ok(PlanView {
             schema_version: w.schema_version,
             plan_id: id_from_wire(&w.plan_id, "plan.plan_id", PlanId::parse)?,
@@ -135,7 +136,7 @@ impl PlanView {
 
 impl StepView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::StepView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::StepView {
         pb::StepView {
             id: self.id.as_str().to_owned(),
             summary: self.summary.as_str().to_owned(),
@@ -156,7 +157,7 @@ impl StepView {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::StepView, _version: u32) -> Result<StepView, ViewError> {
+    pub fn from_wire(w: &pb::StepView, _version: ApiVersion) -> Result<StepView, ViewError> {
         Ok(StepView {
             id: id_from_wire(&w.id, "step.id", StepId::parse)?,
             summary: text_from_wire(&w.summary, "step.summary")?,
@@ -183,7 +184,7 @@ impl StepView {
 
 impl PolicyProfileRefView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::PolicyProfileRefView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::PolicyProfileRefView {
         pb::PolicyProfileRefView {
             id: self.id.as_str().to_owned(),
             display_name: self.display_name.as_str().to_owned(),
@@ -194,7 +195,7 @@ impl PolicyProfileRefView {
     /// From the wire.
     pub fn from_wire(
         w: &pb::PolicyProfileRefView,
-        _version: u32,
+        _version: ApiVersion,
     ) -> Result<PolicyProfileRefView, ViewError> {
         Ok(PolicyProfileRefView {
             id: id_from_wire(&w.id, "policy_profile.id", PolicyProfileId::parse)?,
@@ -206,7 +207,7 @@ impl PolicyProfileRefView {
 
 impl UnsupportedMechanismView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::UnsupportedMechanismView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::UnsupportedMechanismView {
         pb::UnsupportedMechanismView {
             capability: self.capability.token().to_owned(),
             reason: self.reason.as_str().to_owned(),
@@ -216,7 +217,7 @@ impl UnsupportedMechanismView {
     /// From the wire.
     pub fn from_wire(
         w: &pb::UnsupportedMechanismView,
-        _version: u32,
+        _version: ApiVersion,
     ) -> Result<UnsupportedMechanismView, ViewError> {
         Ok(UnsupportedMechanismView {
             capability: CapabilityName::parse_as(&w.capability, "unsupported.capability")?,

@@ -5,6 +5,7 @@ use super::{
     PlanId, StepView, ToolId, ViewError,
 };
 use crate::verbs::Sentence;
+use crate::version::ApiVersion;
 use crate::wire::pb;
 
 /// A removal plan, or what a removal did.
@@ -26,7 +27,7 @@ pub struct RemovalView {
 
 impl RemovalView {
     /// To the wire.
-    pub fn to_wire(&self, version: u32) -> pb::RemovalView {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::RemovalView {
         pb::RemovalView {
             schema_version: self.schema_version,
             plan_id: self.plan_id.as_str().to_owned(),
@@ -38,7 +39,7 @@ impl RemovalView {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::RemovalView, version: u32) -> Result<RemovalView, ViewError> {
+    pub fn from_wire(w: &pb::RemovalView, version: ApiVersion) -> Result<RemovalView, ViewError> {
         Ok(RemovalView {
             schema_version: w.schema_version,
             plan_id: id_from_wire(&w.plan_id, "removal.plan_id", PlanId::parse)?,

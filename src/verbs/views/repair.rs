@@ -4,6 +4,7 @@ use super::{
     id_from_wire, ids_from_wire, strs_to_wire, views_from_wire, ManagedRef, StatusView, ToolId,
     UnsupportedMechanismView, ViewError,
 };
+use crate::version::ApiVersion;
 use crate::wire::pb;
 
 /// The result of a repair.
@@ -21,7 +22,7 @@ pub struct RepairView {
 
 impl RepairView {
     /// To the wire.
-    pub fn to_wire(&self, version: u32) -> pb::RepairView {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::RepairView {
         pb::RepairView {
             tool_id: self.tool_id.as_str().to_owned(),
             repaired: strs_to_wire(&self.repaired),
@@ -35,7 +36,7 @@ impl RepairView {
     }
 
     /// From the wire; the embedded status is required.
-    pub fn from_wire(w: &pb::RepairView, version: u32) -> Result<RepairView, ViewError> {
+    pub fn from_wire(w: &pb::RepairView, version: ApiVersion) -> Result<RepairView, ViewError> {
         Ok(RepairView {
             tool_id: id_from_wire(&w.tool_id, "repair.tool_id", ToolId::parse)?,
             repaired: ids_from_wire(&w.repaired, "repair.repaired", ManagedRef::parse)?,

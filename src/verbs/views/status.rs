@@ -3,12 +3,14 @@
 
 use super::{
     id_from_wire, ids_from_wire, opt_text_from_wire, opt_text_to_wire, strs_to_wire,
-    views_from_wire, AbsentReason, ManagedRef, MechanismName, ToolId, ViewError, POLICY_SINCE,
+    views_from_wire, AbsentReason, ManagedRef, MechanismName, ToolId, ViewError,
 };
+use crate::time::UnixSecs;
 use crate::verbs::{
     AdapterCeiling, Compatibility, EvidenceKind, ExercisedOutcome, HostAttestedOutcome, Level,
     Phase, PolicyState, ReadBackOutcome, Sentence, StatusState,
 };
+use crate::version::{ApiVersion, POLICY_SINCE};
 use crate::wire::pb;
 
 /// The protection state of one tool, derived from evidence.
@@ -33,7 +35,7 @@ pub struct StatusView {
     /// The next rung and what blocks it (none at the top).
     pub next_level: Option<NextLevelView>,
     /// When the state was derived (unix seconds).
-    pub observed_at_unix_secs: u64,
+    pub observed_at_unix_secs: UnixSecs,
     /// The keys and artifacts of ours that drifted.
     pub drift_mismatched: Vec<ManagedRef>,
     /// Why the state is what it is.
@@ -52,7 +54,7 @@ pub struct EvidenceView {
     /// Its kind and the outcome in that kind's vocabulary.
     pub evidence: Evidence,
     /// When it was observed (unix seconds).
-    pub observed_at_unix_secs: u64,
+    pub observed_at_unix_secs: UnixSecs,
     /// A detail sentence.
     pub detail: Option<Sentence>,
 }
@@ -132,7 +134,7 @@ pub struct PolicyView {
 
 impl StatusView {
     /// To the wire; `policy` only at DI-API ≥ [`POLICY_SINCE`].
-    pub fn to_wire(&self, version: u32) -> pb::StatusView {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::StatusView {
         pb::StatusView {
             tool_id: self.tool_id.as_str().to_owned(),
             phase: self.phase.token().to_owned(),
@@ -146,7 +148,7 @@ impl StatusView {
             compatibility: self.compatibility.token().to_owned(),
             evidence: self.evidence.iter().map(|e| e.to_wire(version)).collect(),
             next_level: self.next_level.as_ref().map(|n| n.to_wire(version)),
-            observed_at_unix_secs: self.observed_at_unix_secs,
+            observed_at_unix_secs: self.observed_at_unix_secs.get(),
             drift_mismatched: strs_to_wire(&self.drift_mismatched),
             state_reason: opt_text_to_wire(&self.state_reason),
             state_remediation: opt_text_to_wire(&self.state_remediation),
@@ -156,7 +158,7 @@ impl StatusView {
     }
 
     /// From the wire; a `policy` below [`POLICY_SINCE`] is ignored.
-    pub fn from_wire(w: &pb::StatusView, version: u32) -> Result<StatusView, ViewError> {
+    pub fn from_wire(w: &pb::StatusView, version: ApiVersion) -> Result<StatusView, ViewError> {
         Ok(StatusView {
             tool_id: id_from_wire(&w.tool_id, "status.tool_id", ToolId::parse)?,
             phase: Phase::parse_as(&w.phase, "status.phase")?,
@@ -178,7 +180,7 @@ impl StatusView {
                 .as_ref()
                 .map(|n| NextLevelView::from_wire(n, version))
                 .transpose()?,
-            observed_at_unix_secs: w.observed_at_unix_secs,
+            observed_at_unix_secs: UnixSecs::new(w.observed_at_unix_secs),
             drift_mismatched: ids_from_wire(
                 &w.drift_mismatched,
                 "status.drift_mismatched",
@@ -192,8 +194,11 @@ impl StatusView {
 }
 
 /// `policy` to the wire, gated at [`POLICY_SINCE`].
-pub(super) fn policy_to_wire(policy: &Option<PolicyView>, version: u32) -> Option<pb::PolicyView> {
-    if version >= POLICY_SINCE {
+pub(super) fn policy_to_wire(
+    policy: &Option<PolicyView>,
+    version: ApiVersion,
+) -> Option<pb::PolicyView> {
+    if version.has(POLICY_SINCE) {
         policy.as_ref().map(|p| p.to_wire(version))
     } else {
         None
@@ -203,32 +208,35 @@ pub(super) fn policy_to_wire(policy: &Option<PolicyView>, version: u32) -> Optio
 /// `policy` from the wire, ignored below [`POLICY_SINCE`].
 pub(super) fn policy_from_wire(
     policy: &Option<pb::PolicyView>,
-    version: u32,
+    version: ApiVersion,
 ) -> Result<Option<PolicyView>, ViewError> {
     match policy {
-        Some(p) if version >= POLICY_SINCE => PolicyView::from_wire(p, version).map(Some),
+        Some(p) if version.has(POLICY_SINCE) => PolicyView::from_wire(p, version).map(Some),
         _ => Ok(None),
     }
 }
 
 impl EvidenceView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::EvidenceView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::EvidenceView {
         pb::EvidenceView {
             mechanism: self.mechanism.as_str().to_owned(),
             kind: self.evidence.kind().token().to_owned(),
             outcome: self.evidence.outcome_token().to_owned(),
-            observed_at_unix_secs: self.observed_at_unix_secs,
+            observed_at_unix_secs: self.observed_at_unix_secs.get(),
             detail: opt_text_to_wire(&self.detail),
         }
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::EvidenceView, _version: u32) -> Result<EvidenceView, ViewError> {
+    pub fn from_wire(
+        w: &pb::EvidenceView,
+        _version: ApiVersion,
+    ) -> Result<EvidenceView, ViewError> {
         Ok(EvidenceView {
             mechanism: id_from_wire(&w.mechanism, "evidence.mechanism", MechanismName::parse)?,
             evidence: Evidence::parse(&w.kind, &w.outcome)?,
-            observed_at_unix_secs: w.observed_at_unix_secs,
+            observed_at_unix_secs: UnixSecs::new(w.observed_at_unix_secs),
             detail: opt_text_from_wire(&w.detail),
         })
     }
@@ -236,7 +244,7 @@ impl EvidenceView {
 
 impl NextLevelView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::NextLevelView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::NextLevelView {
         pb::NextLevelView {
             level: self.level.token().to_owned(),
             blocked_because: opt_text_to_wire(&self.blocked_because),
@@ -244,7 +252,10 @@ impl NextLevelView {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::NextLevelView, _version: u32) -> Result<NextLevelView, ViewError> {
+    pub fn from_wire(
+        w: &pb::NextLevelView,
+        _version: ApiVersion,
+    ) -> Result<NextLevelView, ViewError> {
         Ok(NextLevelView {
             level: Level::parse_as(&w.level, "next_level.level")?,
             blocked_because: opt_text_from_wire(&w.blocked_because),
@@ -254,7 +265,7 @@ impl NextLevelView {
 
 impl PolicyView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::PolicyView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::PolicyView {
         pb::PolicyView {
             state: self.state.token().to_owned(),
             source: opt_text_to_wire(&self.source),
@@ -263,7 +274,7 @@ impl PolicyView {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::PolicyView, _version: u32) -> Result<PolicyView, ViewError> {
+    pub fn from_wire(w: &pb::PolicyView, _version: ApiVersion) -> Result<PolicyView, ViewError> {
         Ok(PolicyView {
             state: PolicyState::parse_as(&w.state, "policy.state")?,
             source: opt_text_from_wire(&w.source),

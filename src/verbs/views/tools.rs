@@ -5,6 +5,7 @@ use super::{
     views_from_wire, ToolId, VersionLabel, ViewError,
 };
 use crate::verbs::{AdapterCeiling, CapabilityName, Compatibility, Sentence, Support};
+use crate::version::ApiVersion;
 use crate::wire::pb;
 
 /// The tools this runtime has adapters for.
@@ -46,14 +47,14 @@ pub struct CapabilityView {
 
 impl ToolList {
     /// To the wire.
-    pub fn to_wire(&self, version: u32) -> pb::ToolList {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::ToolList {
         pb::ToolList {
             tools: self.tools.iter().map(|t| t.to_wire(version)).collect(),
         }
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::ToolList, version: u32) -> Result<ToolList, ViewError> {
+    pub fn from_wire(w: &pb::ToolList, version: ApiVersion) -> Result<ToolList, ViewError> {
         Ok(ToolList {
             tools: views_from_wire(&w.tools, version, ToolSummary::from_wire)?,
         })
@@ -62,7 +63,7 @@ impl ToolList {
 
 impl ToolSummary {
     /// To the wire.
-    pub fn to_wire(&self, version: u32) -> pb::ToolSummary {
+    pub fn to_wire(&self, version: ApiVersion) -> pb::ToolSummary {
         pb::ToolSummary {
             tool_id: self.tool_id.as_str().to_owned(),
             display_name: self.display_name.as_str().to_owned(),
@@ -83,7 +84,7 @@ impl ToolSummary {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::ToolSummary, version: u32) -> Result<ToolSummary, ViewError> {
+    pub fn from_wire(w: &pb::ToolSummary, version: ApiVersion) -> Result<ToolSummary, ViewError> {
         Ok(ToolSummary {
             tool_id: id_from_wire(&w.tool_id, "tool_summary.tool_id", ToolId::parse)?,
             display_name: text_from_wire(&w.display_name, "tool_summary.display_name")?,
@@ -105,7 +106,7 @@ impl ToolSummary {
 
 impl CapabilityView {
     /// To the wire.
-    pub fn to_wire(&self, _version: u32) -> pb::CapabilityView {
+    pub fn to_wire(&self, _version: ApiVersion) -> pb::CapabilityView {
         pb::CapabilityView {
             capability: self.capability.token().to_owned(),
             support: self.support.token().to_owned(),
@@ -114,7 +115,10 @@ impl CapabilityView {
     }
 
     /// From the wire.
-    pub fn from_wire(w: &pb::CapabilityView, _version: u32) -> Result<CapabilityView, ViewError> {
+    pub fn from_wire(
+        w: &pb::CapabilityView,
+        _version: ApiVersion,
+    ) -> Result<CapabilityView, ViewError> {
         Ok(CapabilityView {
             capability: CapabilityName::parse_as(&w.capability, "capability_view.capability")?,
             support: Support::parse_as(&w.support, "capability_view.support")?,

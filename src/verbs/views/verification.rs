@@ -5,14 +5,16 @@ use super::{
     ids_from_wire, opt_text_from_wire, opt_text_to_wire, strs_to_wire, views_from_wire,
     EvidenceView, MechanismName, PolicyView, ViewError,
 };
+use crate::time::UnixSecs;
 use crate::verbs::{Sentence, VerificationOutcome};
+use crate::version::ApiVersion;
 use crate::wire::pb;
 
 /// The result of a verification.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct VerificationView {
     /// When it ran (unix seconds).
-    pub verified_at_unix_secs: u64,
+    pub verified_at_unix_secs: UnixSecs,
     /// The outcome.
     pub outcome: VerificationOutcome,
     /// Mechanisms whose evidence is missing.
@@ -21,15 +23,15 @@ pub struct VerificationView {
     pub reason: Option<Sentence>,
     /// The evidence gathered.
     pub evidence: Vec<EvidenceView>,
-    /// The policy state (on the wire only at DI-API ≥ [`POLICY_SINCE`](super::POLICY_SINCE)).
+    /// The policy state (on the wire only at DI-API ≥ [`POLICY_SINCE`](crate::version::POLICY_SINCE)).
     pub policy: Option<PolicyView>,
 }
 
 impl VerificationView {
-    /// To the wire; `policy` only at DI-API ≥ [`POLICY_SINCE`](super::POLICY_SINCE).
-    pub fn to_wire(&self, version: u32) -> pb::VerificationView {
+    /// To the wire; `policy` only at DI-API ≥ [`POLICY_SINCE`](crate::version::POLICY_SINCE).
+    pub fn to_wire(&self, version: ApiVersion) -> pb::VerificationView {
         pb::VerificationView {
-            verified_at_unix_secs: self.verified_at_unix_secs,
+            verified_at_unix_secs: self.verified_at_unix_secs.get(),
             outcome: self.outcome.token().to_owned(),
             missing: strs_to_wire(&self.missing),
             reason: opt_text_to_wire(&self.reason),
@@ -39,13 +41,13 @@ impl VerificationView {
         }
     }
 
-    /// From the wire; a `policy` below [`POLICY_SINCE`](super::POLICY_SINCE) is ignored.
+    /// From the wire; a `policy` below [`POLICY_SINCE`](crate::version::POLICY_SINCE) is ignored.
     pub fn from_wire(
         w: &pb::VerificationView,
-        version: u32,
+        version: ApiVersion,
     ) -> Result<VerificationView, ViewError> {
         Ok(VerificationView {
-            verified_at_unix_secs: w.verified_at_unix_secs,
+            verified_at_unix_secs: UnixSecs::new(w.verified_at_unix_secs),
             outcome: VerificationOutcome::parse_as(&w.outcome, "verification.outcome")?,
             missing: ids_from_wire(&w.missing, "verification.missing", MechanismName::parse)?,
             reason: opt_text_from_wire(&w.reason),

@@ -17,7 +17,7 @@ pub fn events(p: &Page, tool: &str, since: u64, list: &ScopedEventList) -> Strin
     let mut t = p.table(&["AT", "VERDICT", "MECHANISM", "COUNT", "REDACTED"]);
     for e in &list.events {
         t.row([
-            words::time(e.occurred_at_unix_secs),
+            words::time(e.occurred_at_unix_secs.get()),
             words::verdict(e.verdict_kind).to_owned(),
             words::mechanism(e.mechanism.as_str()),
             e.count.to_string(),
@@ -37,6 +37,6 @@ pub fn approval(tool: &str, ack: &ApprovalRelayAck) -> String {
         "Relayed your answer \"{}\" for approval {} of {tool} at {}.\nThe runtime decides what happens; devint only passes your answer on and cannot tell whether the approval was still pending.\n",
         words::user_input(ack.relayed_input),
         ack.approval_id,
-        words::time(ack.accepted_at_unix_secs)
+        words::time(ack.accepted_at_unix_secs.get())
     )
 }

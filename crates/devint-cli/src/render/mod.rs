@@ -40,7 +40,7 @@ fn evidence(p: &Page, items: &[EvidenceView]) -> String {
         t.row([
             words::mechanism(e.mechanism.as_str()),
             words::evidence(&e.evidence),
-            words::time(e.observed_at_unix_secs),
+            words::time(e.observed_at_unix_secs.get()),
             e.detail
                 .as_ref()
                 .map(ToString::to_string)

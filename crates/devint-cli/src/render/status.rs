@@ -162,8 +162,8 @@ pub fn status(p: &Page, st: &StatusView, tool: Option<&ToolSummary>) -> String {
         words::phase(st.phase),
         words::ceiling(st.adapter_ceiling),
         words::compatibility(st.compatibility),
-        words::time(st.observed_at_unix_secs),
-        words::relative(st.observed_at_unix_secs)
+        words::time(st.observed_at_unix_secs.get()),
+        words::relative(st.observed_at_unix_secs.get())
     );
 
     out.push('\n');
@@ -262,7 +262,7 @@ mod tests {
                 level: Level::GatewayProtected,
                 blocked_because: Some(Sentence::from_static("no gateway probe is configured")),
             }),
-            observed_at_unix_secs: 0,
+            observed_at_unix_secs: devint::time::UnixSecs::EPOCH,
             drift_mismatched: Vec::new(),
             state_reason: None,
             state_remediation: None,

@@ -14,7 +14,7 @@ pub fn verification(p: &Page, tool: &str, v: &VerificationView) -> String {
     let headline = format!(
         "{tool} verification {} at {}",
         words::verification(v.outcome),
-        words::time(v.verified_at_unix_secs)
+        words::time(v.verified_at_unix_secs.get())
     );
     let mut out = match v.outcome {
         VerificationOutcome::Passed => s.good(&headline),

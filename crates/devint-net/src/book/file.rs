@@ -271,6 +271,7 @@ impl BookFile {
                 path: self.path.clone(),
                 found,
             },
+            other => self.corrupt(other.to_string()),
         })
     }
 

@@ -25,6 +25,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::sync::{Arc, Mutex};
 
 use devint::auth::{EnrolmentBook, Grant, LiveBook, ResolveError, TokenResolver};
+use devint::time::UnixSecs;
 use devint::verbs::Verb;
 
 use super::file::{BookFile, BookFileError, BookFingerprint};
@@ -167,7 +168,7 @@ impl SharedBook {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, ResolveError> {
         self.refresh()
             .map_err(|e| ResolveError::BookUnavailable(e))?;
@@ -186,7 +187,7 @@ impl TokenResolver for SharedBook {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, ResolveError> {
         SharedBook::resolve(self, token, verb, tool, now)
     }

@@ -8,8 +8,9 @@ use tokio::net::UnixStream;
 
 use crate::transport::SocketDiscovery;
 use devint::auth::TokenSecret;
-use devint::negotiate::{MAX_SUPPORTED, MIN_SUPPORTED};
-use devint::session::{self, Client, PendingCall};
+use devint::negotiate::{ApiVersion, MAX_SUPPORTED, MIN_SUPPORTED};
+use devint::session::{self, Client, OutgoingRequest, PendingCall};
+use devint::time::UnixSecs;
 use devint::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
     ScopedEventList, StatusView, ToolId, ToolList, UserInput, VerbCall, VerbResult,
@@ -35,7 +36,7 @@ pub struct ClientOptions {
 impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
-            versions: (MIN_SUPPORTED..=MAX_SUPPORTED).collect(),
+            versions: (MIN_SUPPORTED.get()..=MAX_SUPPORTED.get()).collect(),
             connect_timeout: Duration::from_secs(2),
             handshake_timeout: Duration::from_secs(5),
             call_timeout: Duration::from_secs(120),
@@ -73,8 +74,19 @@ struct FramedStream {
 impl FramedStream {
     async fn send(&mut self, frame: &ClientFrame) -> Result<(), ClientIoError> {
         let bytes = encode(frame)?;
+        self.write_frame(&bytes).await
+    }
+
+    /// Send a request: its bytes hold the capability token and are wiped once written
+    /// (the request itself wipes its token field when dropped).
+    async fn send_request(&mut self, request: &OutgoingRequest) -> Result<(), ClientIoError> {
+        let bytes = request.encode()?;
+        self.write_frame(&bytes).await
+    }
+
+    async fn write_frame(&mut self, bytes: &[u8]) -> Result<(), ClientIoError> {
         // spec[S2-SINGLE-WRITE] §2: the whole frame in one write.
-        self.stream.write_all(&bytes).await.map_err(closed_or_io)?;
+        self.stream.write_all(bytes).await.map_err(closed_or_io)?;
         Ok(())
     }
 
@@ -182,7 +194,7 @@ fn is_absent(e: &std::io::Error) -> bool {
 
 impl NegotiatedClient {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
+    pub fn version(&self) -> ApiVersion {
         self.core.version()
     }
     /// The whole `HelloAck`.
@@ -235,7 +247,7 @@ macro_rules! verb_method {
 
 impl AuthorizedClient {
     /// The negotiated DI-API version.
-    pub fn version(&self) -> u32 {
+    pub fn version(&self) -> ApiVersion {
         self.core.version()
     }
     /// The `HelloAck` the connection was negotiated with.
@@ -250,10 +262,11 @@ impl AuthorizedClient {
     /// Send `call` and wait for its answer. A verb unavailable at the negotiated version
     /// fails here without a round trip.
     pub async fn call(&mut self, call: VerbCall) -> Result<VerbResult, ClientIoError> {
-        let (pending, request): (PendingCall, pb::Request) = self.core.request(&call)?;
+        let (pending, request): (PendingCall, OutgoingRequest) = self.core.request(&call)?;
         let io = &mut self.io;
         let frame = tokio::time::timeout(self.options.call_timeout, async {
-            io.send(&ClientFrame::Request(request)).await?;
+            io.send_request(&request).await?;
+            drop(request);
             io.recv().await
         })
         .await
@@ -276,7 +289,7 @@ impl AuthorizedClient {
     verb_method!(/// `remove` (no plan id: preview a removal plan).
         remove(tool: ToolId, plan_id: Option<PlanId>) -> RemovalView, VerbCall::Remove { tool, plan_id }, Remove);
     verb_method!(/// `scoped_events` (v2+).
-        scoped_events(tool: ToolId, limit: u32, since: u64) -> ScopedEventList, VerbCall::ScopedEvents { tool, limit, since }, ScopedEvents);
+        scoped_events(tool: ToolId, limit: u32, since: UnixSecs) -> ScopedEventList, VerbCall::ScopedEvents { tool, limit, since }, ScopedEvents);
     verb_method!(/// `approval_relay` (v2+).
         approval_relay(tool: ToolId, approval_id: ApprovalId, input: UserInput) -> ApprovalRelayAck, VerbCall::ApprovalRelay { tool, approval_id, input }, ApprovalRelay);
 }

@@ -27,6 +27,8 @@ impl ClientIoError {
                     Exit::Incompatible
                 }
                 ClientError::Protocol(_) => Exit::Internal,
+                // A failure the core learns to tell apart later is at least not a success.
+                _ => Exit::Internal,
             },
             ClientIoError::Connect { .. }
             | ClientIoError::Timeout(_)
@@ -63,6 +65,8 @@ impl ClientIoError {
             | ClientIoError::Encode(_)
             | ClientIoError::Session(ClientError::Denied { .. })
             | ClientIoError::Session(ClientError::UnavailableLocally { .. }) => false,
+            // A session failure not classified here: do not reuse the connection on a guess.
+            ClientIoError::Session(_) => true,
         }
     }
 }

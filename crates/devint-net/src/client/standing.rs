@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use devint::provenance::{is_privileged, BuildIdentity, Permit, Standing, StandingRefusal};
+use devint::provenance::{BuildIdentity, Permit, Standing, StandingRefusal};
 use devint::verbs::Verb;
 use devint::wire::pb;
 
@@ -45,7 +45,7 @@ pub enum Decision {
 /// [`decide`] for a command that sends `verb` (privileged per spec §8: apply, verify,
 /// repair, remove).
 pub fn decide_for_verb(standing: &Standing, verb: Verb, allow_unverified: bool) -> Decision {
-    decide(standing, is_privileged(verb), allow_unverified)
+    decide(standing, verb.is_privileged(), allow_unverified)
 }
 
 // spec[S8-STANDING-TABLE] §8: unverifiable refuses privileged commands (11); refuted refuses all (10).

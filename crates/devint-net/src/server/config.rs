@@ -13,8 +13,13 @@ pub struct Limits {
     pub handshake_timeout: Duration,
     /// Time a negotiated connection may stay silent before it is closed.
     pub idle_timeout: Duration,
-    /// Time one backend call may take before the request is answered with a denial.
+    /// Time one backend call may take. Past it the call's cancellation is raised: a read is
+    /// answered with a deadline denial; a change stops if it has not reached its point of
+    /// no return ("not applied"), else runs to completion and its real outcome is answered.
     pub request_deadline: Duration,
+    /// Time a change past its deadline is still awaited before the client is told it is
+    /// still running (its outcome is audited whenever it ends).
+    pub mutation_grace: Duration,
     /// Time one frame write may take (a peer that stops reading is dropped).
     pub write_timeout: Duration,
     /// Requests one connection may have in flight (pipelined) before reading pauses.
@@ -32,6 +37,7 @@ impl Default for Limits {
             handshake_timeout: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(300),
             request_deadline: Duration::from_secs(60),
+            mutation_grace: Duration::from_secs(60),
             write_timeout: Duration::from_secs(10),
             max_in_flight: 32,
             shutdown_grace: Duration::from_secs(5),

@@ -23,8 +23,10 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use devint::backend::CallKind;
+use devint::backend::{CallKind, CancelSignal, LifecycleError};
 use devint::session::{denied, AnyConnection, DenialCause, Dispatch, ServerEnv, Step};
+use devint::time::UnixSecs;
+use devint::verbs::Sentence;
 use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, ServerFrame};
 
 use super::clock::unix_now;
@@ -46,14 +48,24 @@ enum Queued {
     Running(Running),
 }
 
-/// A call running on the blocking pool.
+/// A call running on the blocking pool. Dropping it (the connection is gone) raises its
+/// cancellation: a mutation not yet past its point of no return stops there.
 struct Running {
     request_id: u64,
     verb: &'static str,
     started: Instant,
     deadline: Instant,
+    /// A mutation: past its deadline it is cancelled and its real outcome awaited.
+    mutating: bool,
+    cancel: CancelSignal,
     /// The encoded answer (encoded on the blocking pool too).
     call: JoinHandle<Result<Vec<u8>, EncodeError>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.cancel.raise();
+    }
 }
 
 pub(crate) async fn run_connection(
@@ -106,6 +118,7 @@ impl Task {
         let timer = tokio::time::sleep_until(hello_deadline);
         tokio::pin!(timer);
         let mut stopping = false;
+        let mut peer_done_sending = false;
         loop {
             // Decode what is buffered while there is room in flight.
             while start < buf.len()
@@ -152,16 +165,30 @@ impl Task {
             // The handshake deadline, or the idle one while nothing is in flight (a client
             // waiting for its answers is not idle).
             let timed = self.reading && (!negotiated || self.queue.is_empty());
+            let watch_gone = peer_done_sending && !self.queue.is_empty();
             let head = match self.queue.front_mut() {
                 Some(Queued::Running(running)) => Some(running),
                 _ => None,
             };
             tokio::select! {
-                read = self.stream.read_buf(&mut buf), if may_read => match read {
-                    Ok(0) | Err(_) => self.reading = false,
-                    Ok(_) => last_activity = Instant::now(),
+                event = stream_event(&mut self.stream, &mut buf, may_read, watch_gone) => match event {
+                    StreamEvent::Read(Ok(0)) => {
+                        // The peer sent its last byte; it may still read its answers
+                        // (a half close) unless it is gone altogether (watched below).
+                        self.reading = false;
+                        peer_done_sending = true;
+                    }
+                    StreamEvent::Read(Err(_)) => return,
+                    StreamEvent::Read(Ok(_)) => last_activity = Instant::now(),
+                    // Nobody will read the answers: stop, which cancels the calls in flight
+                    // (a change not past its point of no return stops; its audit record is
+                    // written either way).
+                    StreamEvent::PeerGone => {
+                        tracing::debug!("peer closed with calls in flight; cancelling them");
+                        return;
+                    }
                 },
-                outcome = next_answer(head) => {
+                outcome = next_answer(head, limits.mutation_grace) => {
                     self.answer_head(outcome);
                     last_activity = Instant::now();
                 }
@@ -176,8 +203,9 @@ impl Task {
                     } else {
                         // spec §5 rule 8: no Hello within the handshake timeout → dropped,
                         // audited; an idle negotiated connection is closed.
-                        let step = self.conn.handle_timeout(unix_now());
-                        self.act(step, unix_now());
+                        let now = unix_now();
+                        let step = self.conn.handle_timeout(now);
+                        self.act(step, now);
                     }
                 }
                 _ = stop.changed(), if !stopping => {
@@ -190,7 +218,7 @@ impl Task {
     }
 
     /// Act on one step of the session core.
-    fn act(&mut self, step: Step, now: u64) {
+    fn act(&mut self, step: Step, now: UnixSecs) {
         match step {
             Step::Reply {
                 frame,
@@ -212,16 +240,17 @@ impl Task {
     }
 
     /// Run an authorised call here if it never blocks, else on the blocking pool.
-    fn dispatch(&mut self, dispatch: Dispatch, now: u64) {
+    fn dispatch(&mut self, dispatch: Dispatch, now: UnixSecs) {
         let verb = dispatch.call().verb();
-        let inline =
-            !verb.rule().mutating && self.shared.backend.call_kind(verb) == CallKind::NonBlocking;
+        let inline = verb.rule().mutation.is_none()
+            && self.shared.backend.call_kind(verb) == CallKind::NonBlocking;
         if inline {
             let frame = answer_call(&self.shared, dispatch, now);
             self.answer(&frame);
             return;
         }
         let request_id = dispatch.request_id();
+        let cancel = dispatch.cancel_signal();
         let shared = Arc::clone(&self.shared);
         // spec[S6-PIPELINE] §6: a slow verb never blocks other connections or the runtime's
         // threads; answers still leave in request order (the queue).
@@ -233,6 +262,8 @@ impl Task {
             verb: verb.token(),
             started,
             deadline: started + self.shared.limits.request_deadline,
+            mutating: verb.rule().mutation.is_some(),
+            cancel,
             call,
         }));
     }
@@ -261,12 +292,8 @@ impl Task {
         let Some(Queued::Running(running)) = self.queue.pop_front() else {
             return;
         };
-        let Running {
-            request_id,
-            verb,
-            started,
-            ..
-        } = running;
+        let (request_id, verb, started) = (running.request_id, running.verb, running.started);
+        drop(running);
         tracing::debug!(
             request_id,
             verb,
@@ -286,6 +313,19 @@ impl Task {
             CallOutcome::PastDeadline => {
                 tracing::warn!(request_id, verb, "backend call passed its deadline");
                 DenialCause::Deadline
+            }
+            CallOutcome::StillMutating => {
+                tracing::warn!(
+                    request_id,
+                    verb,
+                    "a change is still running past its deadline and grace; its outcome will be audited"
+                );
+                DenialCause::Lifecycle(LifecycleError::refused(
+                    Sentence::from_static(
+                        "the change is still running past the runtime's deadline; its outcome will be in the audit log",
+                    ),
+                    Sentence::from_static("call status for the tool to see whether it was applied"),
+                ))
             }
         };
         let frame = ServerFrame::Denied(denied(request_id, &cause));
@@ -332,25 +372,100 @@ impl Task {
 enum CallOutcome {
     Answered(Result<Vec<u8>, EncodeError>),
     Failed(tokio::task::JoinError),
+    /// A read passed its deadline: cancelled, answered with a deadline denial (it changed
+    /// nothing).
     PastDeadline,
+    /// A mutation passed its deadline and the grace after it without finishing.
+    StillMutating,
 }
 
-/// The head call's outcome, or never when the head is not a running call.
-async fn next_answer(head: Option<&mut Running>) -> CallOutcome {
+// spec[S6-PIPELINE] §6: a slow verb never blocks the runtime; the deadline tells the truth
+// (issue 16 item 2).
+/// The head call's outcome, or never when the head is not a running call. At the deadline
+/// the call's cancellation is raised: a read is answered with a deadline denial at once; a
+/// mutation stops if it has not reached its point of no return ("not applied") or runs to
+/// completion, and its real outcome is awaited for `grace` more.
+async fn next_answer(head: Option<&mut Running>, grace: std::time::Duration) -> CallOutcome {
     let Some(running) = head else {
         return std::future::pending().await;
     };
-    match tokio::time::timeout_at(running.deadline, &mut running.call).await {
-        Ok(Ok(answer)) => CallOutcome::Answered(answer),
-        Ok(Err(join_error)) => CallOutcome::Failed(join_error),
-        Err(_) => CallOutcome::PastDeadline,
+    let finished = |joined: Result<_, tokio::task::JoinError>| match joined {
+        Ok(answer) => CallOutcome::Answered(answer),
+        Err(join_error) => CallOutcome::Failed(join_error),
+    };
+    if !running.cancel.is_raised() {
+        match tokio::time::timeout_at(running.deadline, &mut running.call).await {
+            Ok(joined) => return finished(joined),
+            Err(_) => {
+                running.cancel.raise();
+                if !running.mutating {
+                    return CallOutcome::PastDeadline;
+                }
+                tracing::warn!(
+                    request_id = running.request_id,
+                    verb = running.verb,
+                    "a change passed its deadline: cancelled, waiting for its real outcome"
+                );
+            }
+        }
+    }
+    match tokio::time::timeout_at(running.deadline + grace, &mut running.call).await {
+        Ok(joined) => finished(joined),
+        Err(_) => CallOutcome::StillMutating,
+    }
+}
+
+/// What happened on the socket.
+enum StreamEvent {
+    Read(std::io::Result<usize>),
+    PeerGone,
+}
+
+/// The next read (when reading), else the peer's hang-up (when watched), else never.
+async fn stream_event(
+    stream: &mut UnixStream,
+    buf: &mut Vec<u8>,
+    read: bool,
+    watch_gone: bool,
+) -> StreamEvent {
+    if read {
+        StreamEvent::Read(stream.read_buf(buf).await)
+    } else if watch_gone {
+        peer_gone(stream).await;
+        StreamEvent::PeerGone
+    } else {
+        std::future::pending().await
+    }
+}
+
+/// How often a peer that stopped sending, with calls in flight, is checked for having gone.
+const GONE_CHECK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Resolves once the peer has closed its side for good (not just shut down its writing):
+/// the socket reports a hang-up. Only waited for after the peer stopped sending while
+/// calls are in flight, so the periodic check (one `poll` of the socket) is rare.
+async fn peer_gone(stream: &UnixStream) {
+    loop {
+        tokio::time::sleep(GONE_CHECK).await;
+        let mut fds = [rustix::event::PollFd::new(
+            stream,
+            rustix::event::PollFlags::empty(),
+        )];
+        let now = rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        match rustix::event::poll(&mut fds, Some(&now)) {
+            Ok(_) if !fds[0].revents().contains(rustix::event::PollFlags::HUP) => {}
+            _ => return,
+        }
     }
 }
 
 /// Run one authorised call and record its audit events (made durable by a durable sink)
 /// before the answer is handed back: the record is written whatever becomes of the
 /// connection.
-fn answer_call(shared: &Shared, dispatch: Dispatch, now: u64) -> ServerFrame {
+fn answer_call(shared: &Shared, dispatch: Dispatch, now: UnixSecs) -> ServerFrame {
     let answer = dispatch.run(&*shared.backend, now);
     for event in &answer.audit {
         shared.record(event);

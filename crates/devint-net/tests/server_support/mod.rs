@@ -137,7 +137,7 @@ impl Lifecycle for GatedBackend {
         &self,
         auth: &ToolAuthorization,
         limit: u32,
-        since: u64,
+        since: devint::time::UnixSecs,
     ) -> Result<ScopedEventList, LifecycleError> {
         self.done(self.inner.scoped_events(auth, limit, since))
     }

@@ -3,7 +3,9 @@
 //! Order (the write-ahead journal): take the (tool, scope) lock and recover → check the
 //! file is as planned → journal (durable) → settings file (atomic, durable, mode kept) →
 //! receipt → remove the journal, reporting each point to the observer. A failure before
-//! the receipt is written puts the file back as it was. The outcome is truthful:
+//! the receipt is written puts the file back as it was. A request cancelled (past its
+//! deadline) before the journal is written stops with nothing changed; after, it runs to
+//! completion. The outcome is truthful:
 //! `changed`, `unchanged` (the end state already held; nothing written) or `failed`.
 //!
 //! It must never execute a plan another token authored, an expired or consumed plan, or a
@@ -21,8 +23,9 @@ use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
     ApplyMutation, ApplyOutcomeView, ApplyView, CapabilityName, Level, PlanId, ReceiptId,
-    SettingsScope, Sha256Hex, StepId, StepOutcome, StepOutcomeView, APPLY_OUTCOME_SINCE,
+    SettingsScope, Sha256Hex, StepId, StepOutcome, StepOutcomeView,
 };
+use devint::version::APPLY_OUTCOME_SINCE;
 use devint_fs::durable;
 use std::path::{Path, PathBuf};
 
@@ -86,9 +89,11 @@ impl ReferenceRuntime {
         auth: &ToolAuthorization,
         plan_id: &PlanId,
     ) -> Result<ApplyView, LifecycleError> {
+        // A request already past its deadline changes nothing, and its plan stays usable.
+        auth.cancel_signal().check()?;
         let plan = self
             .plans
-            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now())
+            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now().get())
             .map_err(|r| refuse(r.to_string(), "plan again, then apply the new plan id"))?;
         if let Some(why) = &plan.blocked {
             return Err(refuse(
@@ -119,6 +124,10 @@ impl ReferenceRuntime {
             });
         }
         let receipt = self.new_receipt(auth, &plan, &checked)?;
+        // The point of no return is the journal: a request that passed its deadline while
+        // this apply waited for the lock or checked the file stops here, nothing written.
+        // Once the journal is written, the apply runs to completion and reports its outcome.
+        auth.cancel_signal().check()?;
         let journaled = JournaledApply {
             journal: self.layout.journal(auth.tool().as_str(), &scope),
             receipt_path,
@@ -231,8 +240,8 @@ impl ReferenceRuntime {
             format: plan.format,
             profile: plan.profile.clone(),
             planned_level: plan.planned_level,
-            installed_at: existing.map_or(auth.now(), |r| r.installed_at),
-            updated_at: auth.now(),
+            installed_at: existing.map_or(auth.now().get(), |r| r.installed_at),
+            updated_at: auth.now().get(),
             fingerprint: fingerprint(&keys, |p| checked.after.get(p)),
             keys,
             reversal,
@@ -305,7 +314,7 @@ impl ReferenceRuntime {
         detail: String,
         steps: Vec<StepOutcomeView>,
     ) -> Result<ApplyView, LifecycleError> {
-        if auth.version() < APPLY_OUTCOME_SINCE {
+        if !auth.version().has(APPLY_OUTCOME_SINCE) {
             return Err(refuse(
                 format!("apply failed: {detail}"),
                 "fix the cause named here, then plan again",

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use devint::auth::ClientName;
+use devint::time::UnixSecs;
 use devint::verbs::{
     ApprovalId, ExercisedOutcome, HostAttestedOutcome, ScopedEvent, SettingsScope, ToolId,
     UserInput,
@@ -109,8 +110,8 @@ impl fmt::Debug for RuntimeConfig {
 pub struct ProbeObservation {
     /// The verdict the gateway applied to the probe traffic.
     pub outcome: ExercisedOutcome,
-    /// When the gateway observed it (unix seconds).
-    pub observed_at_unix_secs: u64,
+    /// When the gateway observed it.
+    pub observed_at_unix_secs: UnixSecs,
     /// Whether a gateway (not the probe itself) observed the traffic.
     pub observed_by_gateway: bool,
 }
@@ -120,8 +121,8 @@ pub struct ProbeObservation {
 pub struct HostAttestation {
     /// Healthy or not.
     pub outcome: HostAttestedOutcome,
-    /// When it was attested (unix seconds).
-    pub observed_at_unix_secs: u64,
+    /// When it was attested.
+    pub observed_at_unix_secs: UnixSecs,
 }
 
 /// Exercises a tool's integration through a gateway and reports what was observed. The
@@ -129,10 +130,15 @@ pub struct HostAttestation {
 pub trait ProtectionProbe: Send + Sync {
     /// Send probe traffic for `tool` at `scope` and report the gateway's observation, or
     /// `None` when nothing was observed.
-    fn exercise(&self, tool: &ToolId, scope: SettingsScope, now: u64) -> Option<ProbeObservation>;
+    fn exercise(
+        &self,
+        tool: &ToolId,
+        scope: SettingsScope,
+        now: UnixSecs,
+    ) -> Option<ProbeObservation>;
 
     /// A host-level attestation for `tool`, if host enforcement is installed.
-    fn host_attestation(&self, _tool: &ToolId, _now: u64) -> Option<HostAttestation> {
+    fn host_attestation(&self, _tool: &ToolId, _now: UnixSecs) -> Option<HostAttestation> {
         None
     }
 }
@@ -145,13 +151,12 @@ pub struct SourceError(pub String);
 /// A source of already-redacted verdict records (written by a gateway). Never a decision
 /// maker: it only reports verdicts the gateway already made.
 pub trait EventSource: Send + Sync {
-    /// At most `limit` records for `tool` that occurred at or after `since_unix_secs`,
-    /// oldest first.
+    /// At most `limit` records for `tool` that occurred at or after `since`, oldest first.
     fn events(
         &self,
         tool: &ToolId,
         limit: u32,
-        since_unix_secs: u64,
+        since: UnixSecs,
     ) -> Result<Vec<ScopedEvent>, SourceError>;
 }
 
@@ -166,8 +171,8 @@ pub struct RelayedApproval<'a> {
     pub input: UserInput,
     /// The client that relayed it.
     pub client: &'a ClientName,
-    /// When it was relayed (unix seconds).
-    pub relayed_at_unix_secs: u64,
+    /// When it was relayed.
+    pub relayed_at_unix_secs: UnixSecs,
 }
 
 /// Accepts relayed user input for adjudication. It never answers with a decision: the

@@ -20,6 +20,7 @@ use serde::Deserialize;
 use devint_fs::read::{self, Follow, Limit};
 
 use super::config::{ApprovalAuthority, EventSource, RelayedApproval, SourceError};
+use devint::time::UnixSecs;
 use devint::verbs::{MechanismName, RedactionLabel, ScopedEvent, ToolId, VerdictKind};
 
 /// The most events one call returns, whatever `limit` asks.
@@ -59,7 +60,7 @@ fn one() -> u32 {
 fn parse_line(line: &str) -> Option<(String, ScopedEvent)> {
     let r: Record = serde_json::from_str(line).ok()?;
     let event = ScopedEvent {
-        occurred_at_unix_secs: r.occurred_at_unix_secs,
+        occurred_at_unix_secs: UnixSecs::new(r.occurred_at_unix_secs),
         verdict_kind: VerdictKind::parse(&r.verdict_kind).ok()?,
         mechanism: MechanismName::parse(&r.mechanism).ok()?,
         count: r.count,
@@ -78,7 +79,7 @@ impl EventSource for SpoolEventSource {
         &self,
         tool: &ToolId,
         limit: u32,
-        since_unix_secs: u64,
+        since: UnixSecs,
     ) -> Result<Vec<ScopedEvent>, SourceError> {
         let limit = match limit {
             0 => DEFAULT_EVENTS,
@@ -116,7 +117,7 @@ impl EventSource for SpoolEventSource {
                 let Some((tool_id, event)) = parse_line(line) else {
                     continue;
                 };
-                if tool_id == tool.as_str() && event.occurred_at_unix_secs >= since_unix_secs {
+                if tool_id == tool.as_str() && event.occurred_at_unix_secs >= since {
                     events.push(event);
                 }
             }

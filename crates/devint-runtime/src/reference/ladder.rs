@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::evidence::{is_fresh, EvidenceRecord};
 use super::inspect::{ReadBack, ScopeState};
 use super::receipt::Receipt;
+use devint::time::UnixSecs;
 use devint::verbs::{
     AbsentReason, CapabilityName, Evidence, EvidenceView, ExercisedOutcome, HostAttestedOutcome,
     Level, ManagedRef, MechanismName, ReadBackOutcome, StatusState,
@@ -38,7 +39,7 @@ fn absent(mechanism: &str, reason: &str, at: u64) -> EvidenceView {
     EvidenceView {
         mechanism: MechanismName::parse(mechanism).expect("static mechanism names are valid"),
         evidence: Evidence::Absent(AbsentReason::parse(reason).expect("static reasons are valid")),
-        observed_at_unix_secs: at,
+        observed_at_unix_secs: UnixSecs::new(at),
         detail: None,
     }
 }
@@ -165,7 +166,7 @@ fn read_back_evidence(
                         } else {
                             ReadBackOutcome::Mismatched
                         }),
-                        observed_at_unix_secs: r.read_back_at,
+                        observed_at_unix_secs: UnixSecs::new(r.read_back_at),
                         detail: None,
                     }
                 }
@@ -248,7 +249,7 @@ fn gateway_rung(
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("gateway_probe").expect("valid"),
                 evidence: Evidence::Exercised(x.outcome),
-                observed_at_unix_secs: x.observed_at,
+                observed_at_unix_secs: UnixSecs::new(x.observed_at),
                 detail: None,
             });
             let protective = matches!(
@@ -279,7 +280,7 @@ fn host_rung(
             evidence.push(EvidenceView {
                 mechanism: MechanismName::parse("host_enforcement").expect("valid"),
                 evidence: Evidence::HostAttested(h.outcome),
-                observed_at_unix_secs: h.observed_at,
+                observed_at_unix_secs: UnixSecs::new(h.observed_at),
                 detail: None,
             });
             if rung == Level::GatewayProtected && h.outcome == HostAttestedOutcome::Healthy {

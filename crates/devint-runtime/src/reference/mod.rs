@@ -71,6 +71,7 @@ pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
 use crate::adapters;
 use devint::backend::{Authorization, ToolAuthorization};
 use devint::backend::{Lifecycle, LifecycleError};
+use devint::time::UnixSecs;
 use devint::verbs::{
     ApprovalId, ApprovalRelayAck, CapabilityView, PlanArgs, PlanId, PlanView, RemovalView,
     RepairView, ScopedEventList, StatusView, Support, ToolId, ToolList, ToolSummary, UserInput,
@@ -147,11 +148,11 @@ impl Lifecycle for ReferenceRuntime {
         &self,
         auth: &ToolAuthorization,
         limit: u32,
-        since_unix_secs: u64,
+        since: UnixSecs,
     ) -> Result<ScopedEventList, LifecycleError> {
         let events = self
             .events
-            .events(auth.tool(), limit, since_unix_secs)
+            .events(auth.tool(), limit, since)
             .map_err(|e| refuse(e.to_string(), "check the gateway's event spool, then retry"))?;
         Ok(ScopedEventList { events })
     }

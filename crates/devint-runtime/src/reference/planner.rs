@@ -158,7 +158,7 @@ impl ReferenceRuntime {
                 id: plan_id.clone(),
                 tool: auth.tool().clone(),
                 token: auth.token_id().clone(),
-                expires_at: auth.now().saturating_add(self.config.plan_ttl.as_secs()),
+                expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
                 consumed: false,
                 body: PlanBody::Install(Box::new(InstallPlan {
                     scope: args.scope,
@@ -177,7 +177,7 @@ impl ReferenceRuntime {
                     blocked: prepared.blocked,
                 })),
             },
-            auth.now(),
+            auth.now().get(),
         );
         let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
         Ok(PlanView {

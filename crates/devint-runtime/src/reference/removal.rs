@@ -82,11 +82,11 @@ impl ReferenceRuntime {
                 id: view.plan_id.clone(),
                 tool: auth.tool().clone(),
                 token: auth.token_id().clone(),
-                expires_at: auth.now().saturating_add(self.config.plan_ttl.as_secs()),
+                expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
                 consumed: false,
                 body: PlanBody::Removal(RemovalPlan { scopes }),
             },
-            auth.now(),
+            auth.now().get(),
         );
         Ok(view)
     }
@@ -96,9 +96,11 @@ impl ReferenceRuntime {
         auth: &ToolAuthorization,
         id: &PlanId,
     ) -> Result<RemovalView, LifecycleError> {
+        // A request already past its deadline changes nothing, and its plan stays usable.
+        auth.cancel_signal().check()?;
         let plan = self
             .plans
-            .take_removal(id, auth.tool(), auth.token_id(), auth.now())
+            .take_removal(id, auth.tool(), auth.token_id(), auth.now().get())
             .map_err(|r| {
                 refuse(
                     r.to_string(),
@@ -108,6 +110,7 @@ impl ReferenceRuntime {
         self.recover()?;
         let tool = auth.tool().as_str();
         let mut view = self.empty_removal(auth, id.clone());
+        let mut written = 0usize;
         for scope in plan.scopes {
             let key = self.scope_key(scope);
             let _lock = self.lock(tool, &key)?;
@@ -130,8 +133,22 @@ impl ReferenceRuntime {
                     "fix the settings file by hand, then remove again",
                 )
             })?;
+            // Each scope's journal is its point of no return: past the deadline, a removal
+            // that wrote nothing yet stops with nothing changed; one that removed a scope
+            // already reports it and names the scope it left.
+            if auth.cancel_signal().is_raised() {
+                if written == 0 {
+                    auth.cancel_signal().check()?;
+                }
+                view.warnings.push(say(format!(
+                    "the {} scope was not removed: the request passed its deadline; remove again",
+                    scope.token()
+                )));
+                break;
+            }
             self.describe(&receipt, &current, &restoration, &mut view);
             self.write_removal(&receipt, &receipt_path, &key, &current, &restoration)?;
+            written += 1;
         }
         Ok(view)
     }

@@ -20,10 +20,12 @@ use devint::verbs::{
 impl ReferenceRuntime {
     pub(super) fn do_repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError> {
         let descriptor = self.descriptor(auth)?;
+        auth.cancel_signal().check()?;
         self.recover()?;
         let tool = auth.tool().as_str();
         let mut repaired = Vec::new();
         let mut unrepairable = Vec::new();
+        let mut written = 0usize;
         for scope in SettingsScope::ALL {
             if self.inspect(tool, *scope).is_none() {
                 continue;
@@ -63,7 +65,31 @@ impl ReferenceRuntime {
             if keys.is_empty() && current.text.is_some() {
                 continue;
             }
-            self.write_repair(&receipt, &receipt_path, &key, &current, &text, auth.now())?;
+            // Each scope's journal is its point of no return: past the deadline, a repair
+            // that wrote nothing yet stops with nothing changed; one that repaired a scope
+            // already reports what it did and what it left.
+            if auth.cancel_signal().is_raised() {
+                if written == 0 {
+                    auth.cancel_signal().check()?;
+                }
+                unrepairable.push(UnsupportedMechanismView {
+                    capability: CapabilityName::ManagedSettings,
+                    reason: say(format!(
+                        "the {} scope was not repaired: the request passed its deadline; repair again",
+                        scope.token()
+                    )),
+                });
+                break;
+            }
+            self.write_repair(
+                &receipt,
+                &receipt_path,
+                &key,
+                &current,
+                &text,
+                auth.now().get(),
+            )?;
+            written += 1;
             if current.text.is_none() {
                 if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
                     repaired.push(ManagedRef::Artifact(a));

@@ -14,6 +14,7 @@ use super::text::say;
 use crate::adapters::{self, ToolDescriptor};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
+use devint::time::UnixSecs;
 use devint::verbs::{
     Compatibility, Evidence, EvidenceView, Level, MechanismName, NextLevelView, Phase, PolicyState,
     PolicyView, Profile, ReadBackOutcome, SettingsScope, StatusState, StatusView,
@@ -49,7 +50,7 @@ impl ReferenceRuntime {
                     ladder::Judging {
                         detected: detected.present,
                         probe_configured: probe,
-                        now,
+                        now: now.get(),
                         window: self.config.freshness,
                         home: &self.config.home,
                     },
@@ -121,14 +122,14 @@ impl ReferenceRuntime {
     ) -> Phase {
         let now = auth.now();
         if scopes.is_empty() {
-            if self.plans.pending_install(auth.tool(), now) {
+            if self.plans.pending_install(auth.tool(), now.get()) {
                 Phase::Planned
             } else if detected {
                 Phase::DetectedNotIntegrated
             } else {
                 Phase::NotInstalled
             }
-        } else if self.plans.pending_removal(auth.tool(), now) {
+        } else if self.plans.pending_removal(auth.tool(), now.get()) {
             Phase::RemovalPending
         } else if verdicts.iter().all(|v| v.overriding.is_none()) {
             Phase::Installed
@@ -267,27 +268,27 @@ impl ReferenceRuntime {
             }
         }
         for c in &caps {
-            tally.count(c, now);
+            tally.count(c, now.get());
         }
         let all = rb.all_hold() && rb.fingerprint == receipt.fingerprint;
         let probe = self.config.probe.as_ref().filter(|_| all);
         let record = EvidenceRecord {
             receipt_id: receipt.receipt_id.clone(),
             fingerprint: rb.fingerprint.clone(),
-            read_back_at: now,
+            read_back_at: now.get(),
             read_back: caps,
             exercised: probe
                 .and_then(|p| p.exercise(auth.tool(), scope, now))
                 .map(|o| Exercise {
                     outcome: o.outcome,
-                    observed_at: o.observed_at_unix_secs,
+                    observed_at: o.observed_at_unix_secs.get(),
                     by_gateway: o.observed_by_gateway,
                 }),
             host: probe
                 .and_then(|p| p.host_attestation(auth.tool(), now))
                 .map(|h| Attestation {
                     outcome: h.outcome,
-                    observed_at: h.observed_at_unix_secs,
+                    observed_at: h.observed_at_unix_secs.get(),
                 }),
         };
         let path = self
@@ -366,7 +367,7 @@ impl Tally {
             } else {
                 ReadBackOutcome::Mismatched
             }),
-            observed_at_unix_secs: now,
+            observed_at_unix_secs: UnixSecs::new(now),
             detail: None,
         });
     }

@@ -14,15 +14,17 @@ use devint::auth::{ClientName, Grant, LiveBook, ResolveError, Scope, ToolScope};
 use devint::backend::Lifecycle;
 use devint::peer::PeerVerified;
 use devint::session::{Admission, Connection, Handshake, Negotiated};
+pub use devint::time::UnixSecs;
 use devint::verbs::{
     ApplyView, Level, PlanArgs, PlanId, PlanView, PolicyProfileId, Profile, RemovalView,
     SettingsScope, StatusView, ToolId, Verb, VerbCall, VerbResult, VerificationView,
 };
+pub use devint::version::ApiVersion;
 use devint::wire::{pb, ServerFrame};
 use devint_runtime::reference::{ReferenceRuntime, RuntimeConfig};
 
 /// The instant every test starts at.
-pub const T0: u64 = 1_800_000_000;
+pub const T0: UnixSecs = UnixSecs::new(1_800_000_000);
 
 /// A realistic `~/.claude/settings.json`: odd indentation, unrelated keys, user's own
 /// deny entries and hooks, no comments (strict JSON).
@@ -140,7 +142,7 @@ impl TokenResolver for Book {
         token: &str,
         verb: Verb,
         tool: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Grant, ResolveError> {
         self.0
             .resolve(token, verb, tool, now)
@@ -166,8 +168,8 @@ pub struct Client {
     token: String,
     conn: Option<Connection<Negotiated>>,
     next: u64,
-    pub now: u64,
-    pub version: u32,
+    pub now: UnixSecs,
+    pub version: ApiVersion,
 }
 
 impl Client {
@@ -203,7 +205,7 @@ impl Client {
             conn: Some(conn),
             next: 1,
             now: T0,
-            version,
+            version: ApiVersion::new(version),
         }
     }
 

@@ -2,7 +2,7 @@
 //! task with a bounded queue, so several are open at once and each answers in order.
 //!
 //! This module owns opening ([`open`]: connect → negotiate → standing → token), the session
-//! task ([`task`]) and the handle the dispatcher queues calls on ([`SessionHandle`]). It
+//! task (`task`) and the handle the dispatcher queues calls on ([`SessionHandle`]). It
 //! must never let two calls of one session overlap, and never hold more queued calls than
 //! the bound.
 

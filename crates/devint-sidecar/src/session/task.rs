@@ -9,6 +9,7 @@
 //! way without touching the dead connection. It must never answer two calls of one session
 //! out of order, and never send a verb the standing refuses.
 
+use devint::time::UnixSecs;
 use devint::verbs::{ScopedEventList, Verb, VerbCall, VerbResult};
 use devint_net::client::{decide_for_verb, ClientIoError, Decision};
 use serde_json::{json, Value};
@@ -157,11 +158,13 @@ impl Session {
             )
             .fix("close the session to end its follows, or open another session"));
         }
-        let list = self.scoped_events(&request, request.since).await?;
+        let list = self
+            .scoped_events(&request, UnixSecs::new(request.since))
+            .await?;
         let mut result = view_json(&VerbResult::ScopedEvents(list.clone()))?;
         let mut subscription = Value::Null;
         if request.follow {
-            let mut cursor = Cursor::new(request.since);
+            let mut cursor = Cursor::new(UnixSecs::new(request.since));
             cursor.advance(list.events);
             let name = format!("{}/f-{}", self.id, self.next_subscription);
             self.next_subscription += 1;
@@ -181,7 +184,7 @@ impl Session {
     async fn scoped_events(
         &mut self,
         request: &FollowRequest,
-        since: u64,
+        since: UnixSecs,
     ) -> Result<ScopedEventList, SidecarError> {
         let call = VerbCall::ScopedEvents {
             tool: request.tool.clone(),

@@ -59,7 +59,7 @@ impl Events {
 /// A scoped event as the backend records it.
 pub fn event(at: u64, count: u32) -> ScopedEvent {
     ScopedEvent {
-        occurred_at_unix_secs: at,
+        occurred_at_unix_secs: devint::time::UnixSecs::new(at),
         verdict_kind: VerdictKind::Deny,
         mechanism: MechanismName::parse("model_gateway_base_url").unwrap(),
         count,
@@ -147,7 +147,7 @@ impl ScriptedBackend {
                 vec![EvidenceView {
                     mechanism: MechanismName::parse("model_gateway_base_url").unwrap(),
                     evidence: Evidence::ReadBack(ReadBackOutcome::Matched),
-                    observed_at_unix_secs: now,
+                    observed_at_unix_secs: devint::time::UnixSecs::new(now),
                     detail: None,
                 }]
             } else {
@@ -157,7 +157,7 @@ impl ScriptedBackend {
                 level: Level::GatewayProtected,
                 blocked_because: Some(s("no protection probe is configured")),
             }),
-            observed_at_unix_secs: now,
+            observed_at_unix_secs: devint::time::UnixSecs::new(now),
             drift_mismatched: Vec::new(),
             state_reason: None,
             state_remediation: None,
@@ -243,7 +243,7 @@ impl Lifecycle for ScriptedBackend {
         Ok(ApplyView {
             plan_id: plan.clone(),
             receipt_id: ReceiptId::parse(&receipt).unwrap(),
-            applied_at_unix_secs: now,
+            applied_at_unix_secs: devint::time::UnixSecs::new(now),
             steps: vec![StepOutcomeView {
                 step_id: StepId::parse("model_gateway_base_url").unwrap(),
                 outcome: StepOutcome::Applied,
@@ -271,7 +271,7 @@ impl Lifecycle for ScriptedBackend {
         let (now, _) = self.next();
         let installed = self.installed(auth.tool());
         Ok(VerificationView {
-            verified_at_unix_secs: now,
+            verified_at_unix_secs: devint::time::UnixSecs::new(now),
             outcome: if installed {
                 VerificationOutcome::Passed
             } else {
@@ -339,7 +339,7 @@ impl Lifecycle for ScriptedBackend {
         &self,
         auth: &ToolAuthorization,
         limit: u32,
-        since: u64,
+        since: devint::time::UnixSecs,
     ) -> Result<ScopedEventList, LifecycleError> {
         let mut events: Vec<ScopedEvent> = self
             .events
@@ -371,7 +371,7 @@ impl Lifecycle for ScriptedBackend {
         Ok(ApprovalRelayAck {
             approval_id: approval.clone(),
             relayed_input: input,
-            accepted_at_unix_secs: now,
+            accepted_at_unix_secs: devint::time::UnixSecs::new(now),
         })
     }
 }
