@@ -124,8 +124,9 @@ pub fn list(out: &Out, state: &StateDir) -> Result<Exit, CliError> {
     Ok(Exit::Ok)
 }
 
-fn or_none(v: &Option<String>) -> String {
-    v.clone().unwrap_or_else(|| "(none)".into())
+fn or_none(v: &Option<impl ToString>) -> String {
+    v.as_ref()
+        .map_or_else(|| "(none)".into(), ToString::to_string)
 }
 
 fn or_empty(v: &[String]) -> String {

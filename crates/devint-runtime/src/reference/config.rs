@@ -11,6 +11,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::policy_url::PolicyUrl;
 use devint::auth::ClientName;
 use devint::time::UnixSecs;
 use devint::verbs::{
@@ -34,8 +35,9 @@ pub struct RuntimeConfig {
     /// absolute install directories are looked up under it. Only a sandbox (a test) points
     /// it elsewhere.
     pub system_root: PathBuf,
-    /// The gateway base URL the built-in policy profiles route model traffic to.
-    pub gateway_base_url: Option<String>,
+    /// The gateway base URL the built-in policy profiles route model traffic to (checked
+    /// and normalised: see [`PolicyUrl::parse`]).
+    pub gateway_base_url: Option<PolicyUrl>,
     /// How long a plan stays valid (default 15 min).
     pub plan_ttl: Duration,
     /// How long evidence counts (default 24 h).

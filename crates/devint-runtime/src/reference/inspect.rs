@@ -1,23 +1,43 @@
 //! Inspection of one (tool, scope) as it is now: its receipt (or why it cannot be
 //! trusted), the settings file, and for each key we own whether it still holds our value.
 //!
-//! Owns the drift read: our value changed or gone → repairable drift; other keys changed →
-//! reported, never touched; receipt missing or corrupt → reported. It must never write
-//! anything and never treat a file's existence as evidence of integration.
+//! Owns the drift read, against what the policy asks **now**: the installed policy profile
+//! is loaded and rendered again, and each key we own must hold the policy's current value
+//! (our recorded value where the policy no longer sets that key or no longer loads). Our
+//! value changed or gone → repairable drift; the policy's value changed since install → drift
+//! that only a new plan fixes; other keys changed → reported, never touched; receipt missing
+//! or corrupt → reported. It must never write anything, never treat a file's existence as
+//! evidence of integration, and never let a file that differs from the policy read as
+//! matching it.
 
+use super::policy_url::PolicyUrl;
+use super::profile::{self, LoadedProfile, ProfileError};
 use super::receipt::{self, fingerprint, OwnedKey, Receipt};
 use super::runtime::ReferenceRuntime;
-use super::target::Current;
+use super::target::{self, Current};
+use crate::adapters;
 use crate::edit::SettingsDoc;
 use devint::verbs::SettingsScope;
+use serde_json::Value;
 
 /// One key we own, read back.
 #[derive(Debug, Clone)]
 pub struct KeyCheck {
     /// The key as recorded.
     pub key: OwnedKey,
-    /// Whether it holds our value now.
+    /// Whether it holds the value the policy asks for now.
     pub holds: bool,
+    /// Whether it holds the value we recorded (`false`: changed since we wrote it, which
+    /// repair restores; `true` while `holds` is `false`: the policy moved since install).
+    pub recorded: bool,
+}
+
+impl KeyCheck {
+    /// Whether only the policy moved: the file still holds what we wrote, which is no
+    /// longer what the policy asks (repair cannot help; a new plan does).
+    pub fn policy_moved(&self) -> bool {
+        self.recorded && !self.holds
+    }
 }
 
 /// The settings file read back against a receipt.
@@ -51,6 +71,8 @@ pub enum ScopeState {
         receipt: Box<Receipt>,
         /// The read-back, or why the file could not be read or parsed.
         read_back: Result<ReadBack, String>,
+        /// The receipt's policy profile as it loads now.
+        policy: Box<Result<LoadedProfile, ProfileError>>,
     },
     /// A receipt that fails its integrity check.
     Corrupt {
@@ -70,18 +92,39 @@ impl ScopeState {
     }
 }
 
-/// Reads `current` back against `receipt`.
-pub fn read_back(receipt: &Receipt, current: &Current) -> Result<ReadBack, String> {
+/// Reads `current` back against `receipt` and the keys the policy asks for now (`wanted`:
+/// empty when the policy no longer loads, so each key is held to our recorded value).
+pub fn read_back(
+    receipt: &Receipt,
+    current: &Current,
+    wanted: &[OwnedKey],
+) -> Result<ReadBack, String> {
     let text = current.text.as_deref().unwrap_or("");
     let doc = current
         .guarded(receipt.format, || SettingsDoc::parse(receipt.format, text))
         .map_err(|e| e.to_string())?;
+    let present = current.text.is_some();
     let keys = receipt
         .keys
         .iter()
-        .map(|k| KeyCheck {
-            key: k.clone(),
-            holds: current.text.is_some() && k.holds(doc.get(&k.path).as_ref()),
+        .map(|k| {
+            let now = doc.get(&k.path);
+            let recorded = present && k.holds(now.as_ref());
+            let holds = match wanted.iter().find(|w| w.path == k.path) {
+                Some(w) if !same_value(&w.ours, &k.ours) => {
+                    let asked = OwnedKey {
+                        ours: w.ours.clone(),
+                        ..k.clone()
+                    };
+                    present && asked.holds(now.as_ref())
+                }
+                _ => recorded,
+            };
+            KeyCheck {
+                key: k.clone(),
+                holds,
+                recorded,
+            }
         })
         .collect();
     Ok(ReadBack {
@@ -92,6 +135,15 @@ pub fn read_back(receipt: &Receipt, current: &Current) -> Result<ReadBack, Strin
     })
 }
 
+/// Whether the policy's value now and the value we recorded are the same: equal, or two
+/// strings naming the same URL (a gateway recorded before URLs were normalised has not moved).
+fn same_value(wanted: &Value, recorded: &Value) -> bool {
+    match (wanted, recorded) {
+        (Value::String(a), Value::String(b)) => PolicyUrl::same(a, b),
+        _ => wanted == recorded,
+    }
+}
+
 impl ReferenceRuntime {
     /// The scope text used for a (tool, scope)'s files and lock: the project directory is
     /// part of the project scope, so two projects never share a receipt.
@@ -100,6 +152,24 @@ impl ReferenceRuntime {
             (SettingsScope::Project, Some(dir)) => format!("project:{}", dir.display()),
             _ => scope.token().to_owned(),
         }
+    }
+
+    /// The keys `policy` asks of the receipt's tool at its scope now, as a plan would render
+    /// them (none when it no longer renders).
+    fn wanted_keys(&self, receipt: &Receipt, policy: &LoadedProfile) -> Vec<OwnedKey> {
+        let Some(descriptor) = adapters::find(receipt.tool.as_str()) else {
+            return Vec::new();
+        };
+        adapters::render(
+            descriptor,
+            &policy.intent(receipt.profile.profile),
+            receipt.scope,
+            &self.config.home,
+            self.config.project_dir.as_deref(),
+        )
+        .ok()
+        .and_then(|rendered| target::owned_keys(&rendered).ok())
+        .unwrap_or_default()
     }
 
     /// Every scope of `tool` that has a receipt (trusted or not), in scope order.
@@ -119,13 +189,23 @@ impl ReferenceRuntime {
         match receipt::load(&path) {
             Ok(None) => None,
             Ok(Some(receipt)) => {
+                let policy = profile::load(
+                    &self.layout.profiles(),
+                    &receipt.profile.policy_id,
+                    self.config.gateway_base_url.as_ref(),
+                );
+                let wanted = policy
+                    .as_ref()
+                    .map(|p| self.wanted_keys(&receipt, p))
+                    .unwrap_or_default();
                 let read_back = Current::read(&receipt.target)
                     .map_err(|e| e.to_string())
-                    .and_then(|c| read_back(&receipt, &c));
+                    .and_then(|c| read_back(&receipt, &c, &wanted));
                 Some(ScopeState::Installed {
                     scope,
                     receipt: Box::new(receipt),
                     read_back,
+                    policy: Box::new(policy),
                 })
             }
             Err(e) => Some(ScopeState::Corrupt {
@@ -133,5 +213,25 @@ impl ReferenceRuntime {
                 why: e.to_string(),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_value;
+    use serde_json::json;
+
+    #[test]
+    fn a_gateway_recorded_before_normalisation_has_not_moved() {
+        assert!(same_value(
+            &json!("http://127.0.0.1:9999/"),
+            &json!("http://127.0.0.1:9999")
+        ));
+        assert!(!same_value(
+            &json!("http://127.0.0.1:8787/anthropic-v2"),
+            &json!("http://127.0.0.1:8787/anthropic")
+        ));
+        assert!(same_value(&json!(["a"]), &json!(["a"])));
+        assert!(!same_value(&json!(["a"]), &json!(["a", "b"])));
     }
 }

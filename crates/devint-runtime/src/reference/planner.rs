@@ -78,7 +78,7 @@ impl ReferenceRuntime {
         profile::load(
             &self.layout.profiles(),
             &id,
-            self.config.gateway_base_url.as_deref(),
+            self.config.gateway_base_url.as_ref(),
         )
         .map_err(|e| {
             refuse(

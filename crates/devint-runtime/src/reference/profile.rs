@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use super::policy_url::PolicyUrl;
 use crate::adapters::IntegrationIntent;
 use crate::edit::guard;
 use devint::verbs::{Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence, Sha256Hex};
@@ -23,10 +24,10 @@ use devint_fs::read::{self, Follow, Limit};
 pub struct PolicyDocument {
     /// The name shown to people.
     pub display_name: Option<String>,
-    /// Route model traffic to this gateway.
-    pub gateway_base_url: Option<String>,
-    /// Route HTTP(S) traffic through this proxy.
-    pub proxy_url: Option<String>,
+    /// Route model traffic to this gateway (checked and normalised as it is read).
+    pub gateway_base_url: Option<PolicyUrl>,
+    /// Route HTTP(S) traffic through this proxy (checked and normalised as it is read).
+    pub proxy_url: Option<PolicyUrl>,
     /// Run this command before tool actions.
     pub hook_command: Option<String>,
     /// MCP servers to deny.
@@ -82,9 +83,9 @@ fn sha(bytes: &[u8]) -> Sha256Hex {
 }
 
 /// The built-in document for `id`, given the runtime's configured gateway.
-fn built_in(id: &str, gateway: Option<&str>) -> Option<PolicyDocument> {
+fn built_in(id: &str, gateway: Option<&PolicyUrl>) -> Option<PolicyDocument> {
     let base = PolicyDocument {
-        gateway_base_url: gateway.map(str::to_owned),
+        gateway_base_url: gateway.cloned(),
         ..PolicyDocument::default()
     };
     match id {
@@ -110,7 +111,7 @@ fn built_in(id: &str, gateway: Option<&str>) -> Option<PolicyDocument> {
 pub fn load(
     profiles_dir: &Path,
     id: &PolicyProfileId,
-    gateway: Option<&str>,
+    gateway: Option<&PolicyUrl>,
 ) -> Result<LoadedProfile, ProfileError> {
     let file = profiles_dir.join(format!("{}.toml", id.as_str()));
     let unloadable = |reason: String| ProfileError::Unloadable {
@@ -179,8 +180,8 @@ impl LoadedProfile {
     pub fn intent(&self, profile: Profile) -> IntegrationIntent {
         let d = &self.document;
         let observe = IntegrationIntent {
-            gateway_base_url: d.gateway_base_url.clone(),
-            proxy_url: d.proxy_url.clone(),
+            gateway_base_url: d.gateway_base_url.as_ref().map(|u| u.as_str().to_owned()),
+            proxy_url: d.proxy_url.as_ref().map(|u| u.as_str().to_owned()),
             ..IntegrationIntent::default()
         };
         match profile {
@@ -210,7 +211,9 @@ impl LoadedProfile {
 #[derive(Debug, Clone)]
 pub struct PolicyCatalogue {
     dir: PathBuf,
-    gateway: Option<String>,
+    /// The runtime's gateway, checked (a recorded value that no longer checks out is why
+    /// the built-ins do not load).
+    gateway: Result<Option<PolicyUrl>, super::policy_url::PolicyUrlError>,
 }
 
 impl PolicyCatalogue {
@@ -219,7 +222,7 @@ impl PolicyCatalogue {
     pub fn new(state_dir: &Path, gateway: Option<&str>) -> PolicyCatalogue {
         PolicyCatalogue {
             dir: super::layout::StateLayout::unprepared(state_dir).profiles(),
-            gateway: gateway.map(str::to_owned),
+            gateway: gateway.map(PolicyUrl::parse).transpose(),
         }
     }
 
@@ -247,7 +250,16 @@ impl PolicyCatalogue {
 
     /// The profile `id`, as a plan would load it.
     pub fn load(&self, id: &PolicyProfileId) -> Result<LoadedProfile, ProfileError> {
-        load(&self.dir, id, self.gateway.as_deref())
+        match &self.gateway {
+            Ok(gateway) => load(&self.dir, id, gateway.as_ref()),
+            Err(e) => load(&self.dir, id, None).and_then(|p| match p.source.as_str() {
+                "built-in" => Err(ProfileError::Unloadable {
+                    id: id.as_str().to_owned(),
+                    reason: format!("the runtime's gateway URL {e}"),
+                }),
+                _ => Ok(p),
+            }),
+        }
     }
 }
 
@@ -275,11 +287,27 @@ mod tests {
     #[test]
     fn built_ins_load_and_unknown_ids_are_named() {
         let dir = tempfile::tempdir().unwrap();
-        let p = load(dir.path(), &id("strict"), Some("http://127.0.0.1:1")).unwrap();
+        let gateway = PolicyUrl::parse("http://127.0.0.1:1").unwrap();
+        let p = load(dir.path(), &id("strict"), Some(&gateway)).unwrap();
         assert_eq!(p.source, "built-in");
         assert!(p.intent(Profile::Strict).require_approval);
         let e = load(dir.path(), &id("team"), None).unwrap_err();
         assert!(e.to_string().contains("profiles/team.toml"), "{e}");
+    }
+
+    #[test]
+    fn a_recorded_gateway_that_does_not_check_out_keeps_the_built_ins_from_loading() {
+        let state = tempfile::tempdir().unwrap();
+        let catalogue = PolicyCatalogue::new(state.path(), Some("https://u:hunter2secret@gw"));
+        let e = catalogue.load(&id("recommended")).unwrap_err().to_string();
+        assert!(e.contains("gateway URL carries credentials"), "{e}");
+        assert!(!e.contains("hunter2"), "{e}");
+        let ok = PolicyCatalogue::new(state.path(), Some("HTTP://GW:80"));
+        let p = ok.load(&id("recommended")).unwrap();
+        assert_eq!(
+            p.intent(Profile::Recommended).gateway_base_url.as_deref(),
+            Some("http://gw/")
+        );
     }
 
     #[test]

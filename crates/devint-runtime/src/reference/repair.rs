@@ -5,6 +5,7 @@
 //! never keep old evidence valid for a repaired file (the receipt id changes).
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
+use super::inspect::ScopeState;
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
 use super::receipt::{self, fingerprint, Receipt};
 use super::runtime::ReferenceRuntime;
@@ -98,6 +99,7 @@ impl ReferenceRuntime {
             repaired.extend(keys.iter().filter_map(super::convert::key_ref));
         }
         let scopes = self.inspect_all(tool);
+        unrepairable.extend(policy_moved(&scopes));
         Ok(RepairView {
             tool_id: auth.tool().clone(),
             repaired,
@@ -161,4 +163,26 @@ impl ReferenceRuntime {
         self.point(Op::Repair, Stage::JournalRemoved);
         Ok(())
     }
+}
+
+/// Keys repair cannot bring in line: they hold what we wrote, but the policy profile asks
+/// another value now (only a new plan writes the policy's current value).
+fn policy_moved(scopes: &[ScopeState]) -> Vec<UnsupportedMechanismView> {
+    scopes
+        .iter()
+        .filter_map(|s| match s {
+            ScopeState::Installed {
+                read_back: Ok(rb), ..
+            } => Some(rb),
+            _ => None,
+        })
+        .flat_map(|rb| rb.keys.iter().filter(|k| k.policy_moved()))
+        .map(|k| UnsupportedMechanismView {
+            capability: k.key.capability,
+            reason: say(format!(
+                "{} holds what was installed, but the policy profile asks a different value now: plan and apply again",
+                k.key.path
+            )),
+        })
+        .collect()
 }

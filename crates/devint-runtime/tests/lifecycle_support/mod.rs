@@ -21,7 +21,7 @@ use devint::verbs::{
 };
 pub use devint::version::ApiVersion;
 use devint::wire::{pb, ServerFrame};
-use devint_runtime::reference::{ReferenceRuntime, RuntimeConfig};
+use devint_runtime::reference::{PolicyUrl, ReferenceRuntime, RuntimeConfig};
 
 /// The instant every test starts at.
 pub const T0: UnixSecs = UnixSecs::new(1_800_000_000);
@@ -129,7 +129,7 @@ pub fn config_for(root: &Path) -> RuntimeConfig {
         root.join("home"),
         root.join("bin").display().to_string(),
     );
-    c.gateway_base_url = Some("http://127.0.0.1:8787/anthropic".into());
+    c.gateway_base_url = Some(PolicyUrl::parse("http://127.0.0.1:8787/anthropic").unwrap());
     c
 }
 
