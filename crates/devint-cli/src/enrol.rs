@@ -43,7 +43,8 @@ pub struct EnrolArgs {
     pub all_tools: bool,
     /// `read-only` (list_tools, status, verify, scoped_events), `full` (all nine verbs), or
     /// a comma-separated list of verbs.
-    #[arg(long, default_value = "read-only", value_parser = parse_verbs)]
+    #[arg(long, default_value = "read-only", value_parser = parse_verbs,
+          add = clap_complete::engine::ArgValueCandidates::new(verbs_candidates))]
     pub verbs: VerbSet,
     /// How long the token lives (`30d`, `1y`, `12h`, `1h30m`, `3600s`; at most 1 year).
     #[arg(long, default_value = "30d", value_parser = args::ttl())]
@@ -58,6 +59,22 @@ pub struct EnrolArgs {
 
 fn parse_client(s: &str) -> Result<ClientName, String> {
     ClientName::parse(s).map_err(|e| e.to_string())
+}
+
+/// Completion candidates for `--verbs`: the named sets, then each verb.
+fn verbs_candidates() -> Vec<clap_complete::engine::CompletionCandidate> {
+    use clap_complete::engine::CompletionCandidate;
+    let mut out = vec![
+        CompletionCandidate::new("read-only")
+            .help(Some("list_tools, status, verify, scoped_events".into())),
+        CompletionCandidate::new("full").help(Some("all nine verbs".into())),
+    ];
+    out.extend(
+        Verb::ALL
+            .iter()
+            .map(|v| CompletionCandidate::new(v.token())),
+    );
+    out
 }
 
 /// clap parser for `--verbs`.

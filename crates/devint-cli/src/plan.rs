@@ -12,7 +12,7 @@
 use devint::verbs::{ApplyMutation, ApplyView, PlanId, PlanView, Privilege, StepOutcome, ToolId};
 use serde_json::json;
 
-use crate::cli::{ApplyCommand, PlanCommand};
+use crate::cli::{ApplyCommand, PlanCommand, PlanShape};
 use crate::connect::{open, Ctx, RuntimeSession};
 use crate::consent;
 use crate::exit::{CliError, Exit};
@@ -27,7 +27,7 @@ pub async fn plan(ctx: &Ctx, cmd: &PlanCommand) -> Result<Exit, CliError> {
         .client
         .plan(cmd.tool.clone(), cmd.shape.args(cmd.scope))
         .await
-        .map_err(|e| rs.refused(Verb::Plan, Some(&cmd.tool), e))?;
+        .map_err(|e| refused_plan(&rs, cmd.tool.clone(), &cmd.shape, e))?;
     if let Err(e) = plan_stash::keep(&ctx.socket, rs.client.version().get(), &view) {
         ctx.out.warn(&format!(
             "this plan could not be kept for `devint apply --plan` ({e}); apply it with `devint apply {} --scope {}` instead",
@@ -37,6 +37,20 @@ pub async fn plan(ctx: &Ctx, cmd: &PlanCommand) -> Result<Exit, CliError> {
     ctx.out
         .result("plan", Some(&rs.info), &view, |p| render::plan(p, &view))?;
     Ok(Exit::Ok)
+}
+
+/// A refused plan, with the closest policy profile id when `--policy` named none.
+fn refused_plan(
+    rs: &RuntimeSession,
+    tool: ToolId,
+    shape: &PlanShape,
+    e: devint_net::client::ClientIoError,
+) -> CliError {
+    let mut error = rs.refused(Verb::Plan, Some(&tool), e);
+    if let Some(id) = &shape.policy {
+        error.message.push_str(&crate::profile::suggestion(id));
+    }
+    error
 }
 
 /// The exit code an apply reports: failed 1, unsupported 3, else 0.
@@ -79,7 +93,7 @@ async fn plan_to_apply(
             .client
             .plan(cmd.tool.clone(), cmd.shape.args(scope))
             .await
-            .map_err(|e| rs.refused(Verb::Plan, Some(&cmd.tool), e)),
+            .map_err(|e| refused_plan(rs, cmd.tool.clone(), &cmd.shape, e)),
         (None, None) => Err(CliError::usage("apply needs --plan ID or --scope SCOPE")),
     }
 }

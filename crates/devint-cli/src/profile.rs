@@ -53,6 +53,19 @@ fn profile_candidates() -> Vec<clap_complete::engine::CompletionCandidate> {
         .collect()
 }
 
+/// "; did you mean `recommended`?" when `id` is not a profile of the default state
+/// directory's runtime and one is close; empty otherwise (best effort, for a refused plan).
+pub fn suggestion(id: &PolicyProfileId) -> String {
+    let Ok(state) = StateDir::resolve(None) else {
+        return String::new();
+    };
+    let ids = catalogue(&state).0.ids();
+    if ids.contains(id) {
+        return String::new();
+    }
+    suggest::did_you_mean(id.as_str(), ids.iter().map(PolicyProfileId::as_str))
+}
+
 /// The runtime's catalogue, and whether a runtime recorded its gateway URL there.
 fn catalogue(state: &StateDir) -> (PolicyCatalogue, Option<Option<String>>) {
     let served = crate::backend::served_gateway(&state.backend());

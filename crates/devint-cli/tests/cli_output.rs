@@ -80,6 +80,20 @@ fn the_journey_reads_as_words_with_one_result_line_per_command() {
         &["apply", "claude-code", "--scope", "user", "--yes"],
     );
     s.snapshot("tokens_list", &["tokens", "list"]);
+    s.snapshot("status_all", &["status", "--all"]);
+    let (_, list) = s.json(&["tokens", "list"]);
+    let id = list["result"]["tokens"][0]["token_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.snapshot("tokens_rotate", &["tokens", "rotate", &id]);
+    let (_, list) = s.json(&["tokens", "list"]);
+    let id = list["result"]["tokens"][0]["token_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.snapshot("tokens_revoke", &["tokens", "revoke", &id]);
+    s.snapshot("tokens_list_empty", &["tokens", "list"]);
 }
 
 #[test]
@@ -96,6 +110,18 @@ fn refusals_name_what_was_refused_and_what_to_do() {
     s.snapshot(
         "approval_id",
         &["approve", "claude-code", "an id", "approve"],
+    );
+    s.enrol("full");
+    s.snapshot(
+        "unknown_policy",
+        &[
+            "plan",
+            "claude-code",
+            "--scope",
+            "user",
+            "--policy",
+            "recomended",
+        ],
     );
     s.snapshot(
         "flag_does_not_apply",

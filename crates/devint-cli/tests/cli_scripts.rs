@@ -386,6 +386,11 @@ fn completion_offers_tool_ids_and_every_enumerated_value() {
         }
         let levels = complete(&s, shell, &["devint", "apply", "codex", "--level", "gat"]);
         assert!(levels.contains("gateway_protected"), "{shell}: {levels}");
+        let verbs = complete(&s, shell, &["devint", "enrol", "--verbs", "re"]);
+        assert!(
+            verbs.contains("read-only") && verbs.contains("repair"),
+            "{shell}: {verbs}"
+        );
         let profiles = complete(&s, shell, &["devint", "profile", "show", "st"]);
         assert!(profiles.contains("strict"), "{shell}: {profiles}");
         let commands = complete(&s, shell, &["devint", "enr"]);

@@ -293,9 +293,9 @@ impl SidecarError {
 /// A token file that could not be used: its path and why, never its content.
 pub fn token_file_error(e: &TokenFileError) -> SidecarError {
     SidecarError::new(ErrorKind::TokenFile, e.to_string()).fix(
-        "enrol this client with `devint enrol --client NAME --all-tools --verbs full \
-         --token-file PATH`, then pass `token_file: PATH` (or `client: NAME` for \
-         PATH = NAME.token beside the socket) to session/open",
+        "enrol this client with `devint enrol --client NAME --all-tools --verbs full` (it \
+         writes NAME.token beside the socket), then pass `client: NAME` (or `token_file: \
+         PATH`) to session/open",
     )
 }
 
