@@ -259,7 +259,7 @@ fn two_processes_applying_to_one_tool_serialize() {
     assert!(sb.files("journal").is_empty());
     assert_eq!(
         json(&sb.settings())["env"]["ANTHROPIC_BASE_URL"],
-        "http://127.0.0.1:9999/"
+        "http://127.0.0.1:9999"
     );
     let mut c = Client::new(&book(), "ide");
     assert_eq!(c.status(&rt).state, StatusState::Ladder);

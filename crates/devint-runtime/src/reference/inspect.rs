@@ -224,8 +224,8 @@ mod tests {
     #[test]
     fn a_gateway_recorded_before_normalisation_has_not_moved() {
         assert!(same_value(
-            &json!("http://127.0.0.1:9999/"),
-            &json!("http://127.0.0.1:9999")
+            &json!("http://127.0.0.1:9999"),
+            &json!("HTTP://127.0.0.1:9999/")
         ));
         assert!(!same_value(
             &json!("http://127.0.0.1:8787/anthropic-v2"),

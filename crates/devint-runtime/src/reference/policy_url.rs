@@ -91,7 +91,15 @@ impl PolicyUrl {
         if text_looks_like_credential(url.as_str()) {
             return Err(PolicyUrlError::CredentialShaped);
         }
-        Ok(PolicyUrl(url.into()))
+        // The parser gives a bare host the root path (`http://gw` → `http://gw/`); the
+        // canonical form drops it again, so a gateway written the usual way keeps its text
+        // (and a built-in profile its digest) and no client sees a doubled slash.
+        let bare = url.path() == "/" && url.query().is_none();
+        let mut kept: String = url.into();
+        if bare {
+            kept.pop();
+        }
+        Ok(PolicyUrl(kept))
     }
 
     /// The normalised URL.
@@ -99,7 +107,7 @@ impl PolicyUrl {
         &self.0
     }
 
-    /// Whether two texts name the same URL once normalised (`http://gw:80` and `http://gw/`),
+    /// Whether two texts name the same URL once normalised (`HTTP://gw:80/` and `http://gw`),
     /// so a value written before devint normalised URLs is not mistaken for a changed one.
     /// Texts that do not parse are equal only when identical.
     pub fn same(a: &str, b: &str) -> bool {
@@ -154,7 +162,10 @@ mod tests {
                 "http://127.0.0.1:8787/anthropic",
             ),
             ("HTTPS://GW.Example.COM:443/v1", "https://gw.example.com/v1"),
-            ("http://gw.example", "http://gw.example/"),
+            ("http://gw.example", "http://gw.example"),
+            ("http://gw.example/", "http://gw.example"),
+            ("http://gw.example/?a=1", "http://gw.example/?a=1"),
+            ("http://gw.example/v1/", "http://gw.example/v1/"),
             ("http://gw.example/a/../b/./c", "http://gw.example/b/c"),
             ("http://[::1]:8787/x", "http://[::1]:8787/x"),
             (
@@ -213,9 +224,13 @@ mod tests {
             "http://127.0.0.1:9999",
             "http://127.0.0.1:9999/"
         ));
+        assert!(PolicyUrl::same(
+            "HTTP://127.0.0.1:9999",
+            "http://127.0.0.1:9999"
+        ));
         assert!(PolicyUrl::same("HTTP://GW:80/a/../b", "http://gw/b"));
         assert!(!PolicyUrl::same("http://gw/a", "http://gw/b"));
-        assert!(!PolicyUrl::same("http://gw:8080/", "http://gw/"));
+        assert!(!PolicyUrl::same("http://gw:8080/", "http://gw"));
         assert!(PolicyUrl::same("not a url", "not a url"));
         assert!(!PolicyUrl::same("not a url", "not  a url"));
     }

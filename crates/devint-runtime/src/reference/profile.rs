@@ -306,7 +306,7 @@ mod tests {
         let p = ok.load(&id("recommended")).unwrap();
         assert_eq!(
             p.intent(Profile::Recommended).gateway_base_url.as_deref(),
-            Some("http://gw/")
+            Some("http://gw")
         );
     }
 
