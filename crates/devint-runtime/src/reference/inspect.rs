@@ -17,8 +17,9 @@ use super::runtime::ReferenceRuntime;
 use super::target::{self, Current};
 use crate::adapters;
 use crate::edit::SettingsDoc;
-use devint::verbs::SettingsScope;
+use devint::verbs::{PolicyProfileId, SettingsScope};
 use serde_json::Value;
+use std::path::PathBuf;
 
 /// One key we own, read back.
 #[derive(Debug, Clone)]
@@ -172,28 +173,51 @@ impl ReferenceRuntime {
         .unwrap_or_default()
     }
 
-    /// Every scope of `tool` that has a receipt (trusted or not), in scope order.
+    /// Every scope of `tool` that has a receipt (trusted or not), in scope order. Each
+    /// settings file is read once, and each policy profile loaded once however many scopes
+    /// it was installed at (one request reads a file at most once).
     pub(super) fn inspect_all(&self, tool: &str) -> Vec<ScopeState> {
+        let mut policies = Vec::new();
         SettingsScope::ALL
             .iter()
-            .filter_map(|scope| self.inspect(tool, *scope))
+            .filter_map(|scope| self.inspect(tool, *scope, &mut policies))
             .collect()
     }
 
-    /// One scope, or `None` when it has no receipt.
-    pub(super) fn inspect(&self, tool: &str, scope: SettingsScope) -> Option<ScopeState> {
+    /// The receipt file of `tool` at `scope`, when that scope can have one (the project
+    /// scope needs a project directory).
+    pub(super) fn receipt_path(&self, tool: &str, scope: SettingsScope) -> Option<PathBuf> {
         if scope == SettingsScope::Project && self.config.project_dir.is_none() {
             return None;
         }
-        let path = self.layout.receipt(tool, &self.scope_key(scope));
+        Some(self.layout.receipt(tool, &self.scope_key(scope)))
+    }
+
+    /// One scope, or `None` when it has no receipt; `policies` holds the profiles this
+    /// request loaded already.
+    fn inspect(
+        &self,
+        tool: &str,
+        scope: SettingsScope,
+        policies: &mut Vec<(PolicyProfileId, Result<LoadedProfile, ProfileError>)>,
+    ) -> Option<ScopeState> {
+        let path = self.receipt_path(tool, scope)?;
         match receipt::load(&path) {
             Ok(None) => None,
             Ok(Some(receipt)) => {
-                let policy = profile::load(
-                    &self.layout.profiles(),
-                    &receipt.profile.policy_id,
-                    self.config.gateway_base_url.as_ref(),
-                );
+                let id = &receipt.profile.policy_id;
+                let policy = match policies.iter().find(|(known, _)| known == id) {
+                    Some((_, loaded)) => loaded.clone(),
+                    None => {
+                        let loaded = profile::load(
+                            &self.layout.profiles(),
+                            id,
+                            self.config.gateway_base_url.as_ref(),
+                        );
+                        policies.push((id.clone(), loaded.clone()));
+                        loaded
+                    }
+                };
                 let wanted = policy
                     .as_ref()
                     .map(|p| self.wanted_keys(&receipt, p))

@@ -28,12 +28,16 @@ impl ReferenceRuntime {
         let mut unrepairable = Vec::new();
         let mut written = 0usize;
         for scope in SettingsScope::ALL {
-            if self.inspect(tool, *scope).is_none() {
+            // Only scopes with a receipt file (trusted or not) are locked and looked at; the
+            // settings file is read once, below, under the lock.
+            let Some(receipt_path) = self.receipt_path(tool, *scope) else {
+                continue;
+            };
+            if std::fs::symlink_metadata(&receipt_path).is_err() {
                 continue;
             }
             let key = self.scope_key(*scope);
             let _lock = self.lock(tool, &key)?;
-            let receipt_path = self.layout.receipt(tool, &key);
             let receipt = match receipt::load(&receipt_path) {
                 Ok(Some(r)) => r,
                 Ok(None) => continue,

@@ -222,8 +222,9 @@ impl ReferenceRuntime {
             }
         }
         let (outcome, reason) = tally.outcome(scopes.is_empty());
-        // The status view's evidence after recording (probe and host included).
-        let status = self.status_of(auth, descriptor, &self.inspect_all(tool));
+        // The status view's evidence after recording (probe and host included): the same
+        // read-back (verify writes evidence, never settings, so the files are not read again).
+        let status = self.status_of(auth, descriptor, &scopes);
         let mut evidence = tally.evidence;
         evidence.extend(
             status

@@ -1,0 +1,131 @@
+//! Each settings file is read at most once per request (issue 15 item 2): `status`, `plan`,
+//! `verify` and `list_tools` counted through devint-fs's read tally (test support), which
+//! sees every read of file contents on this thread — the lifecycle runs on the caller's
+//! thread here, so the tally is exactly what one request read.
+
+mod lifecycle_support;
+
+use std::fs;
+use std::path::PathBuf;
+
+use devint::verbs::{Profile, SettingsScope, ToolId, VerbCall, VerbResult};
+use devint_fs::read::tally;
+use devint_runtime::reference::ReferenceRuntime;
+use lifecycle_support::*;
+
+/// What `request` read: every file with its count.
+fn reads_of(request: impl FnOnce()) -> Vec<(PathBuf, usize)> {
+    tally::reset();
+    request();
+    tally::all()
+}
+
+fn read_twice(reads: &[(PathBuf, usize)]) -> Vec<&PathBuf> {
+    reads
+        .iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// A sandbox with Claude Code installed at user scope under the file policy `team`, and at
+/// project scope under the same policy.
+fn installed_at_two_scopes() -> (Sandbox, ReferenceRuntime, Client, PathBuf) {
+    let sb = Sandbox::new();
+    sb.write_settings(CLAUDE_SETTINGS);
+    sb.write_profile("team", TEAM_PROFILE);
+    let project = sb.dir.path().join("project");
+    fs::create_dir(&project).unwrap();
+    let mut config = sb.config();
+    config.project_dir = Some(project.clone());
+    let rt = ReferenceRuntime::open(config).unwrap();
+    let mut c = Client::new(&book(), "ide");
+    for scope in [SettingsScope::User, SettingsScope::Project] {
+        let mut args = plan_args(Profile::Recommended, Some("team"));
+        args.scope = scope;
+        let plan = c.plan_with(&rt, args).unwrap();
+        c.apply(&rt, &plan.plan_id).unwrap();
+    }
+    let project_file = project.join(".claude/settings.json");
+    assert!(project_file.is_file());
+    (sb, rt, c, project_file)
+}
+
+#[test]
+fn status_reads_each_settings_file_and_the_policy_once() {
+    let (sb, rt, mut c, project_file) = installed_at_two_scopes();
+    let reads = reads_of(|| {
+        c.status(&rt);
+    });
+    assert_eq!(tally_of(&reads, &sb.settings()), 1, "{reads:?}");
+    assert_eq!(tally_of(&reads, &project_file), 1, "{reads:?}");
+    assert_eq!(
+        tally_of(&reads, &sb.state.join("profiles/team.toml")),
+        1,
+        "one policy installed at two scopes is loaded once: {reads:?}"
+    );
+    assert!(read_twice(&reads).is_empty(), "{reads:?}");
+}
+
+#[test]
+fn verify_reads_each_settings_file_once() {
+    let (sb, rt, mut c, project_file) = installed_at_two_scopes();
+    let reads = reads_of(|| {
+        c.verify(&rt);
+    });
+    assert_eq!(tally_of(&reads, &sb.settings()), 1, "{reads:?}");
+    assert_eq!(tally_of(&reads, &project_file), 1, "{reads:?}");
+    assert!(read_twice(&reads).is_empty(), "{reads:?}");
+}
+
+#[test]
+fn plan_reads_the_settings_file_once() {
+    let (sb, rt, mut c, _) = installed_at_two_scopes();
+    let reads = reads_of(|| {
+        c.plan_with(&rt, plan_args(Profile::Recommended, Some("team")))
+            .unwrap();
+    });
+    assert_eq!(tally_of(&reads, &sb.settings()), 1, "{reads:?}");
+    assert!(read_twice(&reads).is_empty(), "{reads:?}");
+}
+
+#[test]
+fn list_tools_reads_no_settings_file() {
+    let (sb, rt, mut c, project_file) = installed_at_two_scopes();
+    let reads = reads_of(|| {
+        let listed = c.call(&rt, VerbCall::ListTools).unwrap();
+        assert!(matches!(listed, VerbResult::ListTools(_)), "{listed:?}");
+    });
+    assert_eq!(tally_of(&reads, &sb.settings()), 0, "{reads:?}");
+    assert_eq!(tally_of(&reads, &project_file), 0, "{reads:?}");
+    assert!(read_twice(&reads).is_empty(), "{reads:?}");
+}
+
+#[test]
+fn repair_reads_each_settings_file_once_before_and_once_after_writing() {
+    let (sb, rt, mut c, project_file) = installed_at_two_scopes();
+    let drifted = sb
+        .read_settings()
+        .unwrap()
+        .replace("127.0.0.1:8787", "127.0.0.1:1");
+    sb.write_settings(&drifted);
+    let reads = reads_of(|| {
+        let repaired = c
+            .call(
+                &rt,
+                VerbCall::Repair {
+                    tool: ToolId::parse("claude-code").unwrap(),
+                },
+            )
+            .unwrap();
+        assert!(matches!(repaired, VerbResult::Repair(_)), "{repaired:?}");
+    });
+    // Once under the lock to repair it, once to read back what the repair left (the status
+    // in its answer).
+    assert_eq!(tally_of(&reads, &sb.settings()), 2, "{reads:?}");
+    assert_eq!(tally_of(&reads, &project_file), 2, "{reads:?}");
+}
+
+fn tally_of(reads: &[(PathBuf, usize)], path: &std::path::Path) -> usize {
+    reads.iter().find(|(p, _)| p == path).map_or(0, |(_, n)| *n)
+}
