@@ -30,9 +30,16 @@ fn refused_profile(gateway_line: &str) -> Refused {
 
 #[test]
 fn a_profile_gateway_with_credentials_does_not_load_and_the_password_is_never_echoed() {
-    let e = refused_profile("gateway_base_url = \"https://team:hunter2secret@gw.example/v1\"\n");
+    let e = refused_profile(
+        "display_name = \"Team\"\ngateway_base_url = \"https://team:hunter2secret@gw.example/v1\"\n",
+    );
     assert!(e.message.contains("does not load"), "{}", e.message);
     assert!(e.message.contains("carries credentials"), "{}", e.message);
+    assert!(
+        e.message.contains("line 2 (gateway_base_url)"),
+        "names the field: {}",
+        e.message
+    );
     assert!(!e.message.contains("hunter2"), "{}", e.message);
     assert!(!e.remediation.contains("hunter2"), "{}", e.remediation);
 }
@@ -41,6 +48,7 @@ fn a_profile_gateway_with_credentials_does_not_load_and_the_password_is_never_ec
 fn a_profile_proxy_that_is_not_http_or_https_does_not_load() {
     let e = refused_profile("proxy_url = \"socks5://127.0.0.1:1080\"\n");
     assert!(e.message.contains("http or https"), "{}", e.message);
+    assert!(e.message.contains("(proxy_url)"), "{}", e.message);
 }
 
 #[test]

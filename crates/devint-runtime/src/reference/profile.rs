@@ -125,15 +125,14 @@ pub fn load(
             let document: PolicyDocument = guard::parse(&file, || toml::from_str(text))
                 .map_err(|e| unloadable(e.to_string()))?
                 .map_err(|e| {
-                    // The parser's message can quote the offending line: keep only its first
-                    // line, which names the position and the problem.
-                    unloadable(
-                        e.message()
-                            .lines()
-                            .next()
-                            .unwrap_or("parse error")
-                            .to_owned(),
-                    )
+                    // The parser's full message quotes the offending line (which may hold a
+                    // password): keep the first line of the problem, and name the place by
+                    // line number and key only.
+                    let problem = e.message().lines().next().unwrap_or("parse error");
+                    unloadable(match e.span() {
+                        Some(span) => format!("{}: {problem}", place(text, span.start)),
+                        None => problem.to_owned(),
+                    })
                 })?;
             Ok(LoadedProfile {
                 id: id.clone(),
@@ -155,6 +154,25 @@ pub fn load(
             })
         }
         Err(e) => Err(unloadable(e.to_string())),
+    }
+}
+
+/// Where byte `at` of a profile document is: `line N`, and `(key)` when that line sets a
+/// plain key — never any of the line's value.
+fn place(text: &str, at: usize) -> String {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let number = text[..at].matches('\n').count() + 1;
+    let line = text[start..].lines().next().unwrap_or("");
+    let key = line.split_once('=').map(|(k, _)| k.trim()).filter(|k| {
+        !k.is_empty()
+            && k.len() <= 64
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    });
+    match key {
+        Some(key) => format!("line {number} ({key})"),
+        None => format!("line {number}"),
     }
 }
 
@@ -308,6 +326,17 @@ mod tests {
             p.intent(Profile::Recommended).gateway_base_url.as_deref(),
             Some("http://gw")
         );
+    }
+
+    #[test]
+    fn a_place_in_a_document_is_a_line_and_a_key_never_a_value() {
+        let text =
+            "display_name = \"T\"\ngateway_base_url = \"https://u:hunter2secret@gw\"\n[x y]\n";
+        let at = text.find("https").unwrap();
+        assert_eq!(place(text, at), "line 2 (gateway_base_url)");
+        assert_eq!(place(text, text.find("[x").unwrap()), "line 3");
+        assert_eq!(place(text, 0), "line 1 (display_name)");
+        assert_eq!(place(text, usize::MAX), "line 4");
     }
 
     #[test]
