@@ -23,6 +23,13 @@ const USER: Modes = Modes {
     dirs: Mode::Umasked(0o777),
 };
 
+/// The modes of a file every user must read (the managed scope's).
+const SHARED: Modes = Modes {
+    file: Mode::Exactly(0o644),
+    existing: Existing::Reset,
+    dirs: Mode::Exactly(0o755),
+};
+
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new().tempdir_in("/tmp").unwrap()
 }
@@ -103,12 +110,7 @@ fn a_new_file_gets_the_given_mode_and_an_existing_file_keeps_its_own() {
     assert_eq!(mode(&fresh), 0o666 & !umask, "as the tool would create it");
 
     let exact = dir.path().join("exact.json");
-    let shared = Modes {
-        file: Mode::Exactly(0o644),
-        existing: Existing::Reset,
-        dirs: Mode::Exactly(0o755),
-    };
-    write_atomic(&exact, b"{}\n", &shared).unwrap();
+    write_atomic(&exact, b"{}\n", &SHARED).unwrap();
     assert_eq!(mode(&exact), 0o644);
 
     let existing = dir.path().join("settings.json");
@@ -121,7 +123,7 @@ fn a_new_file_gets_the_given_mode_and_an_existing_file_keeps_its_own() {
     let reset = dir.path().join("managed.json");
     fs::write(&reset, b"old").unwrap();
     fs::set_permissions(&reset, fs::Permissions::from_mode(0o600)).unwrap();
-    write_atomic(&reset, b"new", &shared).unwrap();
+    write_atomic(&reset, b"new", &SHARED).unwrap();
     assert_eq!(mode(&reset), 0o644, "a reset file gets the exact mode");
     assert!(temp_leftovers(dir.path()).is_empty());
 }
@@ -130,12 +132,7 @@ fn a_new_file_gets_the_given_mode_and_an_existing_file_keeps_its_own() {
 fn missing_directories_are_created_with_the_targets_directory_mode() {
     let dir = scratch();
     let target = dir.path().join("etc/tool/settings.json");
-    let shared = Modes {
-        file: Mode::Exactly(0o644),
-        existing: Existing::Reset,
-        dirs: Mode::Exactly(0o755),
-    };
-    write_atomic(&target, b"{}\n", &shared).unwrap();
+    write_atomic(&target, b"{}\n", &SHARED).unwrap();
     assert_eq!(mode(&dir.path().join("etc")), 0o755);
     assert_eq!(mode(&dir.path().join("etc/tool")), 0o755);
     assert_eq!(mode(&target), 0o644);

@@ -200,9 +200,7 @@ fn a_new_project_file_gets_the_tools_usual_mode() {
     let sb = Sandbox::new();
     let project = sb.dir.path().join("project");
     fs::create_dir(&project).unwrap();
-    let mut config = sb.config();
-    config.project_dir = Some(project.clone());
-    let rt = ReferenceRuntime::open(config).unwrap();
+    let rt = sb.open_with_project(&project);
     let mut c = Client::new(&book(), "ide");
     install_at(&mut c, &rt, "claude-code", SettingsScope::Project);
     assert_eq!(

@@ -36,9 +36,7 @@ fn installed_at_two_scopes() -> (Sandbox, ReferenceRuntime, Client, PathBuf) {
     sb.write_profile("team", TEAM_PROFILE);
     let project = sb.dir.path().join("project");
     fs::create_dir(&project).unwrap();
-    let mut config = sb.config();
-    config.project_dir = Some(project.clone());
-    let rt = ReferenceRuntime::open(config).unwrap();
+    let rt = sb.open_with_project(&project);
     let mut c = Client::new(&book(), "ide");
     for scope in [SettingsScope::User, SettingsScope::Project] {
         let mut args = plan_args(Profile::Recommended, Some("team"));

@@ -93,6 +93,13 @@ impl Sandbox {
         ReferenceRuntime::open(self.config()).unwrap()
     }
 
+    /// A runtime whose `--scope project` plans act on `project`.
+    pub fn open_with_project(&self, project: &Path) -> ReferenceRuntime {
+        let mut config = self.config();
+        config.project_dir = Some(project.to_owned());
+        ReferenceRuntime::open(config).unwrap()
+    }
+
     pub fn settings(&self) -> PathBuf {
         self.home.join(".claude/settings.json")
     }
