@@ -1,5 +1,5 @@
 //! Each settings file is read at most once per request (issue 15 item 2): `status`, `plan`,
-//! `verify` and `list_tools` counted through devint-fs's read tally (test support), which
+//! `verify`, `list_tools`, `apply` and `remove` (preview and execution) counted through devint-fs's read tally (test support), which
 //! sees every read of file contents on this thread — the lifecycle runs on the caller's
 //! thread here, so the tally is exactly what one request read.
 
@@ -126,4 +126,32 @@ fn repair_reads_each_settings_file_once_before_and_once_after_writing() {
 
 fn tally_of(reads: &[(PathBuf, usize)], path: &std::path::Path) -> usize {
     reads.iter().find(|(p, _)| p == path).map_or(0, |(_, n)| *n)
+}
+
+#[test]
+fn apply_and_remove_read_each_settings_file_once() {
+    let (sb, rt, mut c, project_file) = installed_at_two_scopes();
+    let plan = c
+        .plan_with(&rt, plan_args(Profile::Strict, Some("team")))
+        .unwrap();
+    let reads = reads_of(|| {
+        c.apply(&rt, &plan.plan_id).unwrap();
+    });
+    assert_eq!(tally_of(&reads, &sb.settings()), 1, "{reads:?}");
+    assert!(read_twice(&reads).is_empty(), "{reads:?}");
+
+    let mut preview = None;
+    let reads = reads_of(|| preview = Some(c.remove(&rt, None).unwrap()));
+    assert_eq!(tally_of(&reads, &sb.settings()), 1, "preview: {reads:?}");
+    assert_eq!(tally_of(&reads, &project_file), 1, "preview: {reads:?}");
+    assert!(read_twice(&reads).is_empty(), "preview: {reads:?}");
+
+    let plan_id = preview.unwrap().plan_id;
+    let reads = reads_of(|| {
+        c.remove(&rt, Some(plan_id)).unwrap();
+    });
+    assert_eq!(tally_of(&reads, &sb.settings()), 1, "remove: {reads:?}");
+    assert_eq!(tally_of(&reads, &project_file), 1, "remove: {reads:?}");
+    assert!(read_twice(&reads).is_empty(), "remove: {reads:?}");
+    assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS);
 }

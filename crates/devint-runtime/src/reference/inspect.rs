@@ -178,9 +178,28 @@ impl ReferenceRuntime {
     /// it was installed at (one request reads a file at most once).
     pub(super) fn inspect_all(&self, tool: &str) -> Vec<ScopeState> {
         let mut policies = Vec::new();
+        self.receipts(tool)
+            .into_iter()
+            .map(|(scope, receipt)| match receipt {
+                Ok(receipt) => self.inspect(scope, receipt, &mut policies),
+                Err(why) => ScopeState::Corrupt { scope, why },
+            })
+            .collect()
+    }
+
+    /// Every scope of `tool` that has a receipt file, in scope order: the receipt, or why it
+    /// cannot be trusted. Reads no settings file.
+    pub(super) fn receipts(&self, tool: &str) -> Vec<(SettingsScope, Result<Receipt, String>)> {
         SettingsScope::ALL
             .iter()
-            .filter_map(|scope| self.inspect(tool, *scope, &mut policies))
+            .filter_map(|scope| {
+                let path = self.receipt_path(tool, *scope)?;
+                match receipt::load(&path) {
+                    Ok(None) => None,
+                    Ok(Some(receipt)) => Some((*scope, Ok(receipt))),
+                    Err(e) => Some((*scope, Err(e.to_string()))),
+                }
+            })
             .collect()
     }
 
@@ -193,49 +212,39 @@ impl ReferenceRuntime {
         Some(self.layout.receipt(tool, &self.scope_key(scope)))
     }
 
-    /// One scope, or `None` when it has no receipt; `policies` holds the profiles this
-    /// request loaded already.
+    /// One scope with a trusted receipt, its settings file read back against the policy;
+    /// `policies` holds the profiles this request loaded already.
     fn inspect(
         &self,
-        tool: &str,
         scope: SettingsScope,
+        receipt: Receipt,
         policies: &mut Vec<(PolicyProfileId, Result<LoadedProfile, ProfileError>)>,
-    ) -> Option<ScopeState> {
-        let path = self.receipt_path(tool, scope)?;
-        match receipt::load(&path) {
-            Ok(None) => None,
-            Ok(Some(receipt)) => {
-                let id = &receipt.profile.policy_id;
-                let policy = match policies.iter().find(|(known, _)| known == id) {
-                    Some((_, loaded)) => loaded.clone(),
-                    None => {
-                        let loaded = profile::load(
-                            &self.layout.profiles(),
-                            id,
-                            self.config.gateway_base_url.as_ref(),
-                        );
-                        policies.push((id.clone(), loaded.clone()));
-                        loaded
-                    }
-                };
-                let wanted = policy
-                    .as_ref()
-                    .map(|p| self.wanted_keys(&receipt, p))
-                    .unwrap_or_default();
-                let read_back = Current::read(&receipt.target)
-                    .map_err(|e| e.to_string())
-                    .and_then(|c| read_back(&receipt, &c, &wanted));
-                Some(ScopeState::Installed {
-                    scope,
-                    receipt: Box::new(receipt),
-                    read_back,
-                    policy: Box::new(policy),
-                })
+    ) -> ScopeState {
+        let id = &receipt.profile.policy_id;
+        let policy = match policies.iter().find(|(known, _)| known == id) {
+            Some((_, loaded)) => loaded.clone(),
+            None => {
+                let loaded = profile::load(
+                    &self.layout.profiles(),
+                    id,
+                    self.config.gateway_base_url.as_ref(),
+                );
+                policies.push((id.clone(), loaded.clone()));
+                loaded
             }
-            Err(e) => Some(ScopeState::Corrupt {
-                scope,
-                why: e.to_string(),
-            }),
+        };
+        let wanted = policy
+            .as_ref()
+            .map(|p| self.wanted_keys(&receipt, p))
+            .unwrap_or_default();
+        let read_back = Current::read(&receipt.target)
+            .map_err(|e| e.to_string())
+            .and_then(|c| read_back(&receipt, &c, &wanted));
+        ScopeState::Installed {
+            scope,
+            receipt: Box::new(receipt),
+            read_back,
+            policy: Box::new(policy),
         }
     }
 }
