@@ -8,7 +8,7 @@
 //! talks to no runtime. It must never send these values anywhere but this terminal.
 
 use devint::verbs::{PolicyProfileId, Profile};
-use devint_runtime::reference::{LoadedProfile, PolicyCatalogue, ProfileError};
+use devint_runtime::reference::{LoadedProfile, PolicyCatalogue, PolicyUrl, ProfileError};
 use serde_json::json;
 
 use crate::args;
@@ -74,6 +74,20 @@ fn catalogue(state: &StateDir) -> (PolicyCatalogue, Option<Option<String>>) {
         PolicyCatalogue::new(&state.backend(), gateway.as_deref()),
         served,
     )
+}
+
+/// What `serve` says at start about the policy profile documents in `state` that do not
+/// load (a refused gateway or proxy URL, bad TOML): one line each, so a broken document is
+/// found before a plan names it. Serving goes on: the other profiles still work, and a plan
+/// naming a broken one is refused with the same words.
+pub fn unloadable_at_start(state: &StateDir, gateway: Option<&PolicyUrl>) -> Vec<String> {
+    let catalogue = PolicyCatalogue::new(&state.backend(), gateway.map(PolicyUrl::as_str));
+    catalogue
+        .ids()
+        .iter()
+        .filter_map(|id| catalogue.load(id).err())
+        .map(|e| format!("warning: {e}"))
+        .collect()
 }
 
 fn load_error(e: ProfileError, ids: &[PolicyProfileId], id: &PolicyProfileId) -> CliError {

@@ -144,6 +144,9 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
     say(&format!("devint runtime serving on {}", socket.display()));
     say(&format!("  state directory: {}", state.devint().display()));
     say(&format!("  audit log: {}", state.audit_log().display()));
+    for warning in crate::profile::unloadable_at_start(state, site.gateway_base_url.as_ref()) {
+        say(&warning);
+    }
     if runtime.nobody_enrolled {
         say("no client is enrolled yet; enrol one with:");
         say(&format!("  {}", enrol_command(socket, state)));

@@ -1,6 +1,7 @@
 //! `devint serve` checks its gateway URL before it binds anything: a value that is not an
 //! absolute http(s) URL, or that carries credentials, stops it with a usage error naming
-//! the flag and what is wrong — never the value, which may hold a password.
+//! the flag and what is wrong — never the value, which may hold a password. A policy
+//! profile document whose URL is refused is named at start (serving goes on).
 
 mod cli_support;
 
@@ -53,4 +54,31 @@ fn serve_help_never_shows_the_gateway_url_from_the_environment() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("AA_DEVINT_GATEWAY_URL"), "{text}");
     assert!(!text.contains("hidden-value"), "{text}");
+}
+
+#[test]
+fn serve_names_a_profile_document_whose_url_is_refused_at_start() {
+    let mut sb = Sandbox::new();
+    let profiles = sb.state().join("devint/runtime/profiles");
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(&profiles)
+        .unwrap();
+    std::fs::write(
+        profiles.join("team.toml"),
+        "proxy_url = \"http://ops:hunter2secret@proxy.example:3128\"\n",
+    )
+    .unwrap();
+    let n = sb.serve();
+    let said = sb.serve_output(n);
+    assert!(
+        said.contains("warning: the policy profile team does not load: line 1 (proxy_url)"),
+        "{said}"
+    );
+    assert!(said.contains("carries credentials"), "{said}");
+    assert!(!said.contains("hunter2"), "{said}");
+    assert!(
+        !said.contains("recommended does not load"),
+        "the built-ins load: {said}"
+    );
+    sb.terminate(n);
 }
