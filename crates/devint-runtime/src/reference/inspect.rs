@@ -177,11 +177,17 @@ impl ReferenceRuntime {
     /// settings file is read once, and each policy profile loaded once however many scopes
     /// it was installed at (one request reads a file at most once).
     pub(super) fn inspect_all(&self, tool: &str) -> Vec<ScopeState> {
+        self.inspect_all_knowing(tool, &[])
+    }
+
+    /// [`Self::inspect_all`], taking a settings file's text from `known` (what this request
+    /// read or wrote already) instead of reading it again.
+    pub(super) fn inspect_all_knowing(&self, tool: &str, known: &[Current]) -> Vec<ScopeState> {
         let mut policies = Vec::new();
         self.receipts(tool)
             .into_iter()
             .map(|(scope, receipt)| match receipt {
-                Ok(receipt) => self.inspect(scope, receipt, &mut policies),
+                Ok(receipt) => self.inspect(scope, receipt, known, &mut policies),
                 Err(why) => ScopeState::Corrupt { scope, why },
             })
             .collect()
@@ -218,6 +224,7 @@ impl ReferenceRuntime {
         &self,
         scope: SettingsScope,
         receipt: Receipt,
+        known: &[Current],
         policies: &mut Vec<(PolicyProfileId, Result<LoadedProfile, ProfileError>)>,
     ) -> ScopeState {
         let id = &receipt.profile.policy_id;
@@ -237,9 +244,11 @@ impl ReferenceRuntime {
             .as_ref()
             .map(|p| self.wanted_keys(&receipt, p))
             .unwrap_or_default();
-        let read_back = Current::read(&receipt.target)
-            .map_err(|e| e.to_string())
-            .and_then(|c| read_back(&receipt, &c, &wanted));
+        let current = match known.iter().find(|c| c.path == receipt.target) {
+            Some(c) => Ok(c.clone()),
+            None => Current::read(&receipt.target).map_err(|e| e.to_string()),
+        };
+        let read_back = current.and_then(|c| read_back(&receipt, &c, &wanted));
         ScopeState::Installed {
             scope,
             receipt: Box::new(receipt),

@@ -27,6 +27,9 @@ impl ReferenceRuntime {
         let mut repaired = Vec::new();
         let mut unrepairable = Vec::new();
         let mut written = 0usize;
+        // Each settings file as this request read or wrote it: the answer's status is read
+        // back from these, so no file is read twice.
+        let mut known = Vec::new();
         for scope in SettingsScope::ALL {
             // Only scopes with a receipt file (trusted or not) are locked and looked at; the
             // settings file is read once, below, under the lock.
@@ -56,6 +59,7 @@ impl ReferenceRuntime {
             let (text, keys) = match target::repair_text(&receipt, &current) {
                 Ok(r) => r,
                 Err(e) => {
+                    known.push(current);
                     let capability = receipt
                         .keys
                         .first()
@@ -68,6 +72,7 @@ impl ReferenceRuntime {
                 }
             };
             if keys.is_empty() && current.text.is_some() {
+                known.push(current);
                 continue;
             }
             // Each scope's journal is its point of no return: past the deadline, a repair
@@ -84,6 +89,7 @@ impl ReferenceRuntime {
                         scope.token()
                     )),
                 });
+                known.push(current);
                 break;
             }
             self.write_repair(
@@ -95,6 +101,10 @@ impl ReferenceRuntime {
                 auth.now().get(),
             )?;
             written += 1;
+            known.push(Current {
+                path: receipt.target.clone(),
+                text: Some(text),
+            });
             if current.text.is_none() {
                 if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
                     repaired.push(ManagedRef::Artifact(a));
@@ -102,7 +112,7 @@ impl ReferenceRuntime {
             }
             repaired.extend(keys.iter().filter_map(super::convert::key_ref));
         }
-        let scopes = self.inspect_all(tool);
+        let scopes = self.inspect_all_knowing(tool, &known);
         unrepairable.extend(policy_moved(&scopes));
         Ok(RepairView {
             tool_id: auth.tool().clone(),
