@@ -23,7 +23,10 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     ),
     (
         "crates/devint-fs/src",
-        &[&["read"], &["durable", "lock", "private", "scratch"]],
+        &[
+            &["mode", "read"],
+            &["durable", "lock", "private", "scratch"],
+        ],
     ),
     (
         "crates/devint-net/src",

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use devint::backend::Lifecycle;
-use devint_runtime::reference::{ReferenceRuntime, RuntimeConfig};
+use devint_runtime::reference::{PolicyUrl, ReferenceRuntime, RuntimeConfig};
 use serde_json::{json, Value};
 
 /// The record of a serving runtime's configuration, in its backend state directory.
@@ -25,8 +25,8 @@ pub struct BackendSite {
     pub path_env: String,
     /// The project directory for `--scope project`, if any (never inferred).
     pub project_dir: Option<PathBuf>,
-    /// The gateway base URL the built-in policy profiles route model traffic to.
-    pub gateway_base_url: Option<String>,
+    /// The gateway base URL the built-in policy profiles route model traffic to (checked).
+    pub gateway_base_url: Option<PolicyUrl>,
 }
 
 /// Build the backend for `site`; runs crash recovery of any interrupted journal first, then

@@ -194,7 +194,10 @@ async fn walk(
         home: sandbox.home(),
         path_env: sandbox.bin().display().to_string(),
         project_dir: None,
-        gateway_base_url: Some(DEMO_GATEWAY.to_owned()),
+        gateway_base_url: Some(
+            devint_runtime::reference::PolicyUrl::parse(DEMO_GATEWAY)
+                .expect("the demo's gateway is a valid URL"),
+        ),
     };
     say(
         &out,

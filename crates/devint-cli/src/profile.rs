@@ -8,7 +8,7 @@
 //! talks to no runtime. It must never send these values anywhere but this terminal.
 
 use devint::verbs::{PolicyProfileId, Profile};
-use devint_runtime::reference::{LoadedProfile, PolicyCatalogue, ProfileError};
+use devint_runtime::reference::{LoadedProfile, PolicyCatalogue, PolicyUrl, ProfileError};
 use serde_json::json;
 
 use crate::args;
@@ -76,6 +76,20 @@ fn catalogue(state: &StateDir) -> (PolicyCatalogue, Option<Option<String>>) {
     )
 }
 
+/// What `serve` says at start about the policy profile documents in `state` that do not
+/// load (a refused gateway or proxy URL, bad TOML): one line each, so a broken document is
+/// found before a plan names it. Serving goes on: the other profiles still work, and a plan
+/// naming a broken one is refused with the same words.
+pub fn unloadable_at_start(state: &StateDir, gateway: Option<&PolicyUrl>) -> Vec<String> {
+    let catalogue = PolicyCatalogue::new(&state.backend(), gateway.map(PolicyUrl::as_str));
+    catalogue
+        .ids()
+        .iter()
+        .filter_map(|id| catalogue.load(id).err())
+        .map(|e| format!("warning: {e}"))
+        .collect()
+}
+
 fn load_error(e: ProfileError, ids: &[PolicyProfileId], id: &PolicyProfileId) -> CliError {
     match e {
         ProfileError::Unknown { .. } => CliError::usage(format!(
@@ -137,8 +151,9 @@ pub fn list(out: &Out, state: &StateDir) -> Result<Exit, CliError> {
     Ok(Exit::Ok)
 }
 
-fn or_none(v: &Option<String>) -> String {
-    v.clone().unwrap_or_else(|| "(none)".into())
+fn or_none(v: &Option<impl ToString>) -> String {
+    v.as_ref()
+        .map_or_else(|| "(none)".into(), ToString::to_string)
 }
 
 fn or_empty(v: &[String]) -> String {

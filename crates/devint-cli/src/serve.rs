@@ -16,6 +16,7 @@ use devint_net::audit_log::JsonLinesAuditLog;
 use devint_net::book::{BookFile, SharedBook};
 use devint_net::server::Server;
 use devint_net::transport::{bind_secure, BoundSocket};
+use devint_runtime::reference::PolicyUrl;
 
 use crate::backend::{open_backend, BackendSite};
 use crate::exit::{CliError, Exit};
@@ -27,8 +28,14 @@ pub struct ServeArgs {
     /// The project directory `--scope project` plans act on (never inferred).
     #[arg(long)]
     pub project_dir: Option<PathBuf>,
-    /// The gateway base URL the built-in policy profiles route model traffic to.
-    #[arg(long, value_name = "URL", env = "AA_DEVINT_GATEWAY_URL")]
+    /// The gateway base URL the built-in policy profiles route model traffic to (an
+    /// absolute http:// or https:// URL without credentials).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "AA_DEVINT_GATEWAY_URL",
+        hide_env_values = true
+    )]
     pub gateway_url: Option<String>,
 }
 
@@ -103,6 +110,16 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, CliError> 
     })
 }
 
+/// `--gateway-url` (or `AA_DEVINT_GATEWAY_URL`) checked by the runtime's one URL rule; a
+/// refusal names the flag and what is wrong, never the value (it may hold a password).
+fn gateway_url(given: Option<&str>) -> Result<Option<PolicyUrl>, CliError> {
+    given.map(PolicyUrl::parse).transpose().map_err(|e| {
+        CliError::usage(format!(
+            "cannot serve: the gateway URL given by --gateway-url (or AA_DEVINT_GATEWAY_URL) {e}"
+        ))
+    })
+}
+
 /// Run `serve` until a signal.
 pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Exit, CliError> {
     let home = std::env::var_os("HOME")
@@ -116,7 +133,7 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
         home,
         path_env: std::env::var("PATH").unwrap_or_default(),
         project_dir: args.project_dir.clone(),
-        gateway_base_url: args.gateway_url.clone(),
+        gateway_base_url: gateway_url(args.gateway_url.as_deref())?,
     };
     let shutdown = shutdown_signal()?;
     let runtime = prepare(socket, state, &site)?;
@@ -127,6 +144,9 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
     say(&format!("devint runtime serving on {}", socket.display()));
     say(&format!("  state directory: {}", state.devint().display()));
     say(&format!("  audit log: {}", state.audit_log().display()));
+    for warning in crate::profile::unloadable_at_start(state, site.gateway_base_url.as_ref()) {
+        say(&warning);
+    }
     if runtime.nobody_enrolled {
         say("no client is enrolled yet; enrol one with:");
         say(&format!("  {}", enrol_command(socket, state)));

@@ -1,9 +1,11 @@
 //! Durable, atomic replacement and removal of one file.
 //!
-//! Owns the write path every lifecycle mutation goes through: a unique temporary file in the
-//! target's directory (random name, `O_EXCL`), `fsync`, the target's mode and owner kept,
-//! `rename` over the target, `fsync` of the directory. It must never leave a half-written
-//! target or a stray temporary file behind on failure, and never follow a symlink it creates.
+//! Owns the write path every lifecycle mutation goes through: missing directories created
+//! with the target's [`Modes`], a unique temporary file in the target's directory (random
+//! name, `O_EXCL`), `fsync`, the mode and owner the caller's [`Modes`] decide (an existing
+//! file kept as it is, or reset), `rename` over the target, `fsync` of the directory. It
+//! must never leave a half-written target or a stray temporary file behind on failure,
+//! never follow a symlink it creates, and never pick a mode itself: every write names one.
 //!
 //! A symlinked target is resolved first, so the link (a dotfile manager's, say) survives and
 //! the file it points to is replaced.
@@ -15,11 +17,9 @@ use std::path::{Path, PathBuf};
 
 use rand::Rng;
 
+use crate::mode::{self, Existing, Mode, Modes};
 use crate::read::{self, Follow, Limit, ReadError};
 use rustix::io::Errno;
-
-/// The mode given to a new file when the caller names none: settings may hold secrets.
-pub const DEFAULT_NEW_FILE_MODE: u32 = 0o600;
 
 /// Why a durable write or removal failed.
 #[derive(Debug, thiserror::Error)]
@@ -140,20 +140,30 @@ fn sync_directory(dir: &Path, target: &Path) -> Result<(), DurableError> {
         })
 }
 
-/// Replaces `path` with `bytes` atomically and durably.
-///
-/// An existing target keeps its mode and owner; a new one gets `mode` (default
-/// [`DEFAULT_NEW_FILE_MODE`]). On any error before the rename the temporary file is removed
-/// and the target is untouched.
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), DurableError> {
-    write_atomic_with(path, bytes, mode, &mut |file, bytes| file.write_all(bytes))
+/// Replaces `path` with `bytes` atomically and durably, with the mode and owner `modes`
+/// decides: missing directories are created with `modes.dirs`; a new file gets
+/// `modes.file`; an existing one keeps its mode and owner ([`Existing::Kept`]) or is reset
+/// to `modes.file` and the writer's ownership ([`Existing::Reset`]). On any error before the
+/// rename the temporary file is removed and the target is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8], modes: &Modes) -> Result<(), DurableError> {
+    write_atomic_with(path, bytes, modes, &mut |file, bytes| file.write_all(bytes))
+}
+
+/// The mode a write gives its file: `Some` to set exactly, `None` to keep what the kernel
+/// gave the temporary file at creation (the bits less the umask).
+fn final_mode(existing: Option<&fs::Metadata>, modes: &Modes) -> Option<u32> {
+    match (existing, modes.existing, modes.file) {
+        (Some(meta), Existing::Kept, _) => Some(meta.mode() & 0o7777),
+        (_, _, Mode::Exactly(bits)) => Some(bits & 0o7777),
+        (_, _, Mode::Umasked(_)) => None,
+    }
 }
 
 /// [`write_atomic`] with the content writer injected, so tests can fail it (disk full).
 pub fn write_atomic_with(
     path: &Path,
     bytes: &[u8],
-    mode: Option<u32>,
+    modes: &Modes,
     write: &mut dyn FnMut(&mut File, &[u8]) -> io::Result<()>,
 ) -> Result<(), DurableError> {
     let target = resolve(path)?;
@@ -161,17 +171,18 @@ pub fn write_atomic_with(
         return Err(DurableError::NotAFile { path: target });
     };
     let dir = directory_of(&target).to_owned();
+    mode::create_dirs(&dir, modes.dirs)
+        .map_err(|e| classify(&target, "create the file's directory", e))?;
     let existing = match fs::metadata(&target) {
         Ok(meta) if !meta.is_file() => return Err(DurableError::NotAFile { path: target }),
         Ok(meta) => Some(meta),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(classify(&target, "inspect the file", e)),
     };
-    let final_mode = existing
-        .as_ref()
-        .map(|m| m.mode() & 0o7777)
-        .or(mode)
-        .unwrap_or(DEFAULT_NEW_FILE_MODE);
+    let final_mode = final_mode(existing.as_ref(), modes);
+    // Owner-only until the final mode is set; a umasked new file is created with its mode,
+    // so the kernel applies the umask exactly as it would for the tool itself.
+    let create_mode = final_mode.map_or(modes.file.bits(), |_| 0o600);
 
     let (mut file, mut temp) = loop {
         let suffix: u64 = rand::rng().random();
@@ -182,7 +193,7 @@ pub fn write_atomic_with(
         match OpenOptions::new()
             .write(true)
             .create_new(true) // O_CREAT | O_EXCL: never reuse someone else's file
-            .mode(0o600)
+            .mode(create_mode)
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
             .open(&temp_path)
         {
@@ -201,9 +212,14 @@ pub fn write_atomic_with(
     };
 
     write(&mut file, bytes).map_err(|e| classify(&target, "write the new content", e))?;
-    file.set_permissions(fs::Permissions::from_mode(final_mode))
-        .map_err(|e| classify(&target, "set the file mode", e))?;
-    if let Some(meta) = &existing {
+    if let Some(bits) = final_mode {
+        file.set_permissions(fs::Permissions::from_mode(bits))
+            .map_err(|e| classify(&target, "set the file mode", e))?;
+    }
+    if let Some(meta) = existing
+        .as_ref()
+        .filter(|_| modes.existing == Existing::Kept)
+    {
         let mine = file
             .metadata()
             .map_err(|e| classify(&target, "inspect the temporary file", e))?;
@@ -322,10 +338,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("settings.json");
         fs::write(&target, b"{\"a\": 1}\n").unwrap();
-        let err = write_atomic_with(&target, b"{\"a\": 2}\n", None, &mut |file, bytes| {
-            file.write_all(&bytes[..3])?;
-            Err(io::Error::from_raw_os_error(Errno::NOSPC.raw_os_error()))
-        })
+        let err = write_atomic_with(
+            &target,
+            b"{\"a\": 2}\n",
+            &Modes::PRIVATE,
+            &mut |file, bytes| {
+                file.write_all(&bytes[..3])?;
+                Err(io::Error::from_raw_os_error(Errno::NOSPC.raw_os_error()))
+            },
+        )
         .unwrap_err();
         assert!(matches!(err, DurableError::DiskFull { .. }), "{err:?}");
         assert!(err
@@ -376,7 +397,7 @@ mod tests {
     fn a_full_disk_on_a_new_file_leaves_no_file_at_all() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("config.toml");
-        let err = write_atomic_with(&target, b"a = 1\n", None, &mut |_, _| {
+        let err = write_atomic_with(&target, b"a = 1\n", &Modes::PRIVATE, &mut |_, _| {
             Err(io::Error::from_raw_os_error(Errno::DQUOT.raw_os_error()))
         })
         .unwrap_err();

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`private`] | owner-only (`0600`/`0700`) files and directories: the checks, creation, the atomic durable write |
 //! | [`durable`] | durable, atomic replacement and removal of one file (temp file, `fsync`, rename, directory `fsync`) |
+//! | [`mode`] | the modes a written file and the directories created for it get, as the caller decides per target |
 //! | [`lock`] | the cross-process `flock` on one (tool, scope) |
 //! | [`read`] | the one safe read: no blocking open (FIFO), regular files only, a size cap per kind |
 //!
@@ -18,6 +19,7 @@
 
 pub mod durable;
 pub mod lock;
+pub mod mode;
 pub mod private;
 pub mod read;
 #[cfg(any(test, feature = "test-support"))]

@@ -23,6 +23,9 @@ use std::path::{Path, PathBuf};
 use rustix::fs::OFlags;
 use rustix::io::Errno;
 
+#[cfg(any(test, feature = "test-support"))]
+pub mod tally;
+
 /// What a path turned out to be, when it is not a regular file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
@@ -268,6 +271,8 @@ pub fn read_capped(
         limit: limit.bytes,
         what: limit.what,
     };
+    #[cfg(any(test, feature = "test-support"))]
+    tally::record(path);
     if meta.len() > limit.bytes {
         return Err(too_large(meta.len()));
     }

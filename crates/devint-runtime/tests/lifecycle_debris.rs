@@ -27,14 +27,19 @@ fn debris_child_entry() {
     };
     let target = PathBuf::from(target);
     let big = vec![b' '; 1024 * 1024];
-    let _ = durable::write_atomic_with(&target, &big, None, &mut |file, bytes| {
-        file.write_all(&bytes[..bytes.len() / 2])?;
-        file.sync_all()?;
-        std::fs::write(target.with_extension("writing"), "")?;
-        loop {
-            std::thread::sleep(Duration::from_secs(1));
-        }
-    });
+    let _ = durable::write_atomic_with(
+        &target,
+        &big,
+        &devint_fs::mode::Modes::PRIVATE,
+        &mut |file, bytes| {
+            file.write_all(&bytes[..bytes.len() / 2])?;
+            file.sync_all()?;
+            std::fs::write(target.with_extension("writing"), "")?;
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        },
+    );
 }
 
 fn temporaries(dir: &Path) -> Vec<String> {

@@ -24,9 +24,7 @@ fn a_project_settings_file_linked_outside_the_project_is_refused_naming_where_it
         project.join(".claude/settings.json"),
     )
     .unwrap();
-    let mut config = sb.config();
-    config.project_dir = Some(project.clone());
-    let rt = devint_runtime::reference::ReferenceRuntime::open(config).unwrap();
+    let rt = sb.open_with_project(&project);
     let mut c = Client::new(&book(), "ide");
     let mut args = plan_args(Profile::Recommended, Some("team"));
     args.scope = SettingsScope::Project;

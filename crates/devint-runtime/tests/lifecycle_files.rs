@@ -13,7 +13,22 @@ use std::time::Duration;
 
 use devint_fs::durable::{read_optional, remove_durable, write_atomic, DurableError};
 use devint_fs::lock::{LockError, TargetLock};
+use devint_fs::mode::{current_umask, Existing, Mode, Modes};
 use devint_fs::read::{Follow, Limit};
+
+/// A user settings file's modes: an existing file kept, a new one `0666` less the umask.
+const USER: Modes = Modes {
+    file: Mode::Umasked(0o666),
+    existing: Existing::Kept,
+    dirs: Mode::Umasked(0o777),
+};
+
+/// The modes of a file every user must read (the managed scope's).
+const SHARED: Modes = Modes {
+    file: Mode::Exactly(0o644),
+    existing: Existing::Reset,
+    dirs: Mode::Exactly(0o755),
+};
 
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new().tempdir_in("/tmp").unwrap()
@@ -88,22 +103,39 @@ impl Drop for Tmpfs {
 #[test]
 fn a_new_file_gets_the_given_mode_and_an_existing_file_keeps_its_own() {
     let dir = scratch();
+    let umask = current_umask().expect("Linux reports the umask");
     let fresh = dir.path().join("new.json");
-    write_atomic(&fresh, b"{}\n", Some(0o640)).unwrap();
+    write_atomic(&fresh, b"{}\n", &USER).unwrap();
     assert_eq!(fs::read(&fresh).unwrap(), b"{}\n");
-    assert_eq!(mode(&fresh), 0o640);
+    assert_eq!(mode(&fresh), 0o666 & !umask, "as the tool would create it");
 
-    let default = dir.path().join("default.json");
-    write_atomic(&default, b"{}\n", None).unwrap();
-    assert_eq!(mode(&default), 0o600);
+    let exact = dir.path().join("exact.json");
+    write_atomic(&exact, b"{}\n", &SHARED).unwrap();
+    assert_eq!(mode(&exact), 0o644);
 
     let existing = dir.path().join("settings.json");
     fs::write(&existing, b"old").unwrap();
     fs::set_permissions(&existing, fs::Permissions::from_mode(0o604)).unwrap();
-    write_atomic(&existing, b"new", Some(0o600)).unwrap();
+    write_atomic(&existing, b"new", &USER).unwrap();
     assert_eq!(fs::read(&existing).unwrap(), b"new");
-    assert_eq!(mode(&existing), 0o604);
+    assert_eq!(mode(&existing), 0o604, "an existing file keeps its mode");
+
+    let reset = dir.path().join("managed.json");
+    fs::write(&reset, b"old").unwrap();
+    fs::set_permissions(&reset, fs::Permissions::from_mode(0o600)).unwrap();
+    write_atomic(&reset, b"new", &SHARED).unwrap();
+    assert_eq!(mode(&reset), 0o644, "a reset file gets the exact mode");
     assert!(temp_leftovers(dir.path()).is_empty());
+}
+
+#[test]
+fn missing_directories_are_created_with_the_targets_directory_mode() {
+    let dir = scratch();
+    let target = dir.path().join("etc/tool/settings.json");
+    write_atomic(&target, b"{}\n", &SHARED).unwrap();
+    assert_eq!(mode(&dir.path().join("etc")), 0o755);
+    assert_eq!(mode(&dir.path().join("etc/tool")), 0o755);
+    assert_eq!(mode(&target), 0o644);
 }
 
 #[test]
@@ -113,7 +145,7 @@ fn writing_through_a_symlink_replaces_the_file_and_keeps_the_link() {
     let link = dir.path().join("settings.json");
     fs::write(&real, b"old").unwrap();
     symlink(&real, &link).unwrap();
-    write_atomic(&link, b"new", None).unwrap();
+    write_atomic(&link, b"new", &USER).unwrap();
     assert!(fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
@@ -124,7 +156,7 @@ fn writing_through_a_symlink_replaces_the_file_and_keeps_the_link() {
 #[test]
 fn a_directory_in_the_target_place_is_refused() {
     let dir = scratch();
-    let err = write_atomic(dir.path(), b"x", None).unwrap_err();
+    let err = write_atomic(dir.path(), b"x", &USER).unwrap_err();
     assert!(matches!(err, DurableError::NotAFile { .. }), "{err:?}");
 }
 
@@ -150,7 +182,7 @@ fn a_full_disk_is_a_clear_error_and_the_target_is_untouched() {
     let target = fs_.path().join("settings.json");
     fs::write(&target, b"{\"original\": true}\n").unwrap();
     let big = vec![b' '; 1 << 20];
-    let err = write_atomic(&target, &big, None).unwrap_err();
+    let err = write_atomic(&target, &big, &USER).unwrap_err();
     assert!(matches!(err, DurableError::DiskFull { .. }), "{err:?}");
     assert!(err
         .to_string()
@@ -174,7 +206,7 @@ fn a_read_only_file_system_is_a_clear_error_and_the_target_is_untouched() {
         println!("skipped: cannot remount the tmpfs read-only");
         return;
     }
-    let err = write_atomic(&target, b"model = \"x\"\n", None).unwrap_err();
+    let err = write_atomic(&target, b"model = \"x\"\n", &USER).unwrap_err();
     assert!(matches!(err, DurableError::ReadOnly { .. }), "{err:?}");
     assert!(err.to_string().contains("read-only; nothing was changed"));
     assert_eq!(fs::read(&target).unwrap(), b"model = \"o3\"\n");
@@ -218,7 +250,7 @@ fn an_unwritable_directory_is_a_clear_error_and_the_target_is_untouched() {
     let Some(restore) = make_unwritable(&dir) else {
         return;
     };
-    let result = write_atomic(&target, b"{\"ours\": 2}\n", None);
+    let result = write_atomic(&target, b"{\"ours\": 2}\n", &USER);
     let removal = remove_durable(&target);
     restore();
     let err = result.unwrap_err();

@@ -201,9 +201,7 @@ fn project_scope_needs_a_project_directory_and_warns_about_folder_trust() {
 
     let project = sb.dir.path().join("repo");
     std::fs::create_dir_all(&project).unwrap();
-    let mut config = sb.config();
-    config.project_dir = Some(project.clone());
-    let rt = devint_runtime::reference::ReferenceRuntime::open(config).unwrap();
+    let rt = sb.open_with_project(&project);
     let p = c.plan_with(&rt, args).unwrap();
     assert!(
         p.warnings.iter().any(|w| w.as_str().contains("trusted")),

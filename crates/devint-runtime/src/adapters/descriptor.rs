@@ -203,36 +203,62 @@ pub struct SettingsFile {
     pub path: &'static str,
     /// The file's format.
     pub format: SettingsFormat,
+    /// The mode the tool itself creates this file with, before the umask: what devint gives
+    /// the file when it is the one to create it at user or project scope (a managed file is
+    /// always `0644`, root-owned, so that the tool can read it as any user).
+    pub new_file_mode: u32,
 }
 
+/// The mode most tools create their settings files with, before the umask: Node's
+/// `fs.writeFile` and Rust's `File::create` both ask for `0o666` (`0644` under the usual
+/// umask `022`).
+pub const COMMON_NEW_FILE_MODE: u32 = 0o666;
+
+/// The mode of a managed (host-wide) settings file: root writes it, every user's tool
+/// reads it.
+pub const MANAGED_FILE_MODE: u32 = 0o644;
+
 impl SettingsFile {
-    /// The `user` file, relative to `HOME`.
+    /// The `user` file, relative to `HOME`, created like most tools create theirs
+    /// ([`COMMON_NEW_FILE_MODE`]).
     pub const fn user(path: &'static str, format: SettingsFormat) -> Self {
         SettingsFile {
             scope: SettingsScope::User,
             base: PathBase::Home,
             path,
             format,
+            new_file_mode: COMMON_NEW_FILE_MODE,
         }
     }
 
-    /// The `project` file, relative to the project directory.
+    /// The `project` file, relative to the project directory, created like most tools
+    /// create theirs ([`COMMON_NEW_FILE_MODE`]).
     pub const fn project(path: &'static str, format: SettingsFormat) -> Self {
         SettingsFile {
             scope: SettingsScope::Project,
             base: PathBase::Project,
             path,
             format,
+            new_file_mode: COMMON_NEW_FILE_MODE,
         }
     }
 
-    /// The `managed` file, at an absolute path.
+    /// The `managed` file, at an absolute path ([`MANAGED_FILE_MODE`]).
     pub const fn managed(path: &'static str, format: SettingsFormat) -> Self {
         SettingsFile {
             scope: SettingsScope::Managed,
             base: PathBase::Absolute,
             path,
             format,
+            new_file_mode: MANAGED_FILE_MODE,
+        }
+    }
+
+    /// The same file, which the tool creates with `mode` (before the umask) instead.
+    pub const fn created_with(self, mode: u32) -> Self {
+        SettingsFile {
+            new_file_mode: mode,
+            ..self
         }
     }
 }

@@ -36,7 +36,7 @@ pub mod vocabulary;
 pub use capability::{adapter_ceiling, listing, resolve, ResolvedCapability, ToolListing};
 pub use descriptor::{
     CapabilityRow, DeclaredSupport, Detection, InstallDir, Mechanism, MechanismSupport,
-    SettingsFile, SettingsFormat, ToolDescriptor,
+    SettingsFile, SettingsFormat, ToolDescriptor, COMMON_NEW_FILE_MODE, MANAGED_FILE_MODE,
 };
 pub use detect::{Detected, Detector};
 pub use engine::{

@@ -275,7 +275,7 @@ impl ReferenceRuntime {
             .map_err(|e| format!("the journal could not be written: {e}"))?;
         self.point(Op::Apply, Stage::JournalWritten);
         if checked.prepared.changed {
-            if let Err(e) = self.write_settings(&plan.target, &checked.prepared.text) {
+            if let Err(e) = self.write_settings(receipt, &checked.prepared.text) {
                 if !e.target_changed() {
                     let _ = journal::remove(&at.journal);
                     return Err(e.to_string());
@@ -287,7 +287,7 @@ impl ReferenceRuntime {
             // Put the file back as it was, then drop the journal; if that fails too, the
             // journal stays and recovery finishes the job.
             let restored = match &checked.current.text {
-                Some(text) => self.write_settings(&plan.target, text),
+                Some(text) => self.write_settings(receipt, text),
                 None => durable::remove_durable(&plan.target).map(|_| ()),
             };
             if restored.is_ok() {

@@ -7,10 +7,11 @@
 //! already-adjudicated verdict records, and the approval authority only accepts input.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::policy_url::PolicyUrl;
 use devint::auth::ClientName;
 use devint::time::UnixSecs;
 use devint::verbs::{
@@ -30,8 +31,13 @@ pub struct RuntimeConfig {
     pub project_dir: Option<PathBuf>,
     /// The `PATH` used to detect tools.
     pub path_env: String,
-    /// The gateway base URL the built-in policy profiles route model traffic to.
-    pub gateway_base_url: Option<String>,
+    /// The host's root (default `/`): managed, host-wide settings files (`/etc/…`) and
+    /// absolute install directories are looked up under it. Only a sandbox (a test) points
+    /// it elsewhere.
+    pub system_root: PathBuf,
+    /// The gateway base URL the built-in policy profiles route model traffic to (checked
+    /// and normalised: see [`PolicyUrl::parse`]).
+    pub gateway_base_url: Option<PolicyUrl>,
     /// How long a plan stays valid (default 15 min).
     pub plan_ttl: Duration,
     /// How long evidence counts (default 24 h).
@@ -60,6 +66,7 @@ impl RuntimeConfig {
             home,
             project_dir: None,
             path_env,
+            system_root: PathBuf::from("/"),
             gateway_base_url: None,
             plan_ttl: Self::DEFAULT_PLAN_TTL,
             freshness: Self::DEFAULT_FRESHNESS,
@@ -71,12 +78,24 @@ impl RuntimeConfig {
     }
 }
 
+impl RuntimeConfig {
+    /// Where the host-wide path `absolute` (`/etc/claude-code/…`) is under
+    /// [`RuntimeConfig::system_root`].
+    pub fn host_path(&self, absolute: &Path) -> PathBuf {
+        absolute
+            .components()
+            .filter(|c| !matches!(c, Component::RootDir | Component::Prefix(_)))
+            .fold(self.system_root.clone(), |p, c| p.join(c))
+    }
+}
+
 impl fmt::Debug for RuntimeConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RuntimeConfig")
             .field("state_dir", &self.state_dir)
             .field("home", &self.home)
             .field("project_dir", &self.project_dir)
+            .field("system_root", &self.system_root)
             .field("gateway_base_url", &self.gateway_base_url.is_some())
             .field("plan_ttl", &self.plan_ttl)
             .field("freshness", &self.freshness)

@@ -1,23 +1,44 @@
 //! Inspection of one (tool, scope) as it is now: its receipt (or why it cannot be
 //! trusted), the settings file, and for each key we own whether it still holds our value.
 //!
-//! Owns the drift read: our value changed or gone → repairable drift; other keys changed →
-//! reported, never touched; receipt missing or corrupt → reported. It must never write
-//! anything and never treat a file's existence as evidence of integration.
+//! Owns the drift read, against what the policy asks **now**: the installed policy profile
+//! is loaded and rendered again, and each key we own must hold the policy's current value
+//! (our recorded value where the policy no longer sets that key or no longer loads). Our
+//! value changed or gone → repairable drift; the policy's value changed since install → drift
+//! that only a new plan fixes; other keys changed → reported, never touched; receipt missing
+//! or corrupt → reported. It must never write anything, never treat a file's existence as
+//! evidence of integration, and never let a file that differs from the policy read as
+//! matching it.
 
+use super::policy_url::PolicyUrl;
+use super::profile::{self, LoadedProfile, ProfileError};
 use super::receipt::{self, fingerprint, OwnedKey, Receipt};
 use super::runtime::ReferenceRuntime;
-use super::target::Current;
+use super::target::{self, Current};
+use crate::adapters;
 use crate::edit::SettingsDoc;
-use devint::verbs::SettingsScope;
+use devint::verbs::{PolicyProfileId, SettingsScope};
+use serde_json::Value;
+use std::path::PathBuf;
 
 /// One key we own, read back.
 #[derive(Debug, Clone)]
 pub struct KeyCheck {
     /// The key as recorded.
     pub key: OwnedKey,
-    /// Whether it holds our value now.
+    /// Whether it holds the value the policy asks for now.
     pub holds: bool,
+    /// Whether it holds the value we recorded (`false`: changed since we wrote it, which
+    /// repair restores; `true` while `holds` is `false`: the policy moved since install).
+    pub recorded: bool,
+}
+
+impl KeyCheck {
+    /// Whether only the policy moved: the file still holds what we wrote, which is no
+    /// longer what the policy asks (repair cannot help; a new plan does).
+    pub fn policy_moved(&self) -> bool {
+        self.recorded && !self.holds
+    }
 }
 
 /// The settings file read back against a receipt.
@@ -51,6 +72,8 @@ pub enum ScopeState {
         receipt: Box<Receipt>,
         /// The read-back, or why the file could not be read or parsed.
         read_back: Result<ReadBack, String>,
+        /// The receipt's policy profile as it loads now.
+        policy: Box<Result<LoadedProfile, ProfileError>>,
     },
     /// A receipt that fails its integrity check.
     Corrupt {
@@ -70,18 +93,39 @@ impl ScopeState {
     }
 }
 
-/// Reads `current` back against `receipt`.
-pub fn read_back(receipt: &Receipt, current: &Current) -> Result<ReadBack, String> {
+/// Reads `current` back against `receipt` and the keys the policy asks for now (`wanted`:
+/// empty when the policy no longer loads, so each key is held to our recorded value).
+pub fn read_back(
+    receipt: &Receipt,
+    current: &Current,
+    wanted: &[OwnedKey],
+) -> Result<ReadBack, String> {
     let text = current.text.as_deref().unwrap_or("");
     let doc = current
         .guarded(receipt.format, || SettingsDoc::parse(receipt.format, text))
         .map_err(|e| e.to_string())?;
+    let present = current.text.is_some();
     let keys = receipt
         .keys
         .iter()
-        .map(|k| KeyCheck {
-            key: k.clone(),
-            holds: current.text.is_some() && k.holds(doc.get(&k.path).as_ref()),
+        .map(|k| {
+            let now = doc.get(&k.path);
+            let recorded = present && k.holds(now.as_ref());
+            let holds = match wanted.iter().find(|w| w.path == k.path) {
+                Some(w) if !same_value(&w.ours, &k.ours) => {
+                    let asked = OwnedKey {
+                        ours: w.ours.clone(),
+                        ..k.clone()
+                    };
+                    present && asked.holds(now.as_ref())
+                }
+                _ => recorded,
+            };
+            KeyCheck {
+                key: k.clone(),
+                holds,
+                recorded,
+            }
         })
         .collect();
     Ok(ReadBack {
@@ -90,6 +134,15 @@ pub fn read_back(receipt: &Receipt, current: &Current) -> Result<ReadBack, Strin
         others_changed: current.text.is_some() && receipt::text_digest(text) != receipt.file_sha256,
         file_missing: current.text.is_none(),
     })
+}
+
+/// Whether the policy's value now and the value we recorded are the same: equal, or two
+/// strings naming the same URL (a gateway recorded before URLs were normalised has not moved).
+fn same_value(wanted: &Value, recorded: &Value) -> bool {
+    match (wanted, recorded) {
+        (Value::String(a), Value::String(b)) => PolicyUrl::same(a, b),
+        _ => wanted == recorded,
+    }
 }
 
 impl ReferenceRuntime {
@@ -102,36 +155,125 @@ impl ReferenceRuntime {
         }
     }
 
-    /// Every scope of `tool` that has a receipt (trusted or not), in scope order.
+    /// The keys `policy` asks of the receipt's tool at its scope now, as a plan would render
+    /// them (none when it no longer renders).
+    fn wanted_keys(&self, receipt: &Receipt, policy: &LoadedProfile) -> Vec<OwnedKey> {
+        let Some(descriptor) = adapters::find(receipt.tool.as_str()) else {
+            return Vec::new();
+        };
+        adapters::render(
+            descriptor,
+            &policy.intent(receipt.profile.profile),
+            receipt.scope,
+            &self.config.home,
+            self.config.project_dir.as_deref(),
+        )
+        .ok()
+        .and_then(|rendered| target::owned_keys(&rendered).ok())
+        .unwrap_or_default()
+    }
+
+    /// Every scope of `tool` that has a receipt (trusted or not), in scope order. Each
+    /// settings file is read once, and each policy profile loaded once however many scopes
+    /// it was installed at (one request reads a file at most once).
     pub(super) fn inspect_all(&self, tool: &str) -> Vec<ScopeState> {
-        SettingsScope::ALL
-            .iter()
-            .filter_map(|scope| self.inspect(tool, *scope))
+        self.inspect_all_knowing(tool, &[])
+    }
+
+    /// [`Self::inspect_all`], taking a settings file's text from `known` (what this request
+    /// read or wrote already) instead of reading it again.
+    pub(super) fn inspect_all_knowing(&self, tool: &str, known: &[Current]) -> Vec<ScopeState> {
+        let mut policies = Vec::new();
+        self.receipts(tool)
+            .into_iter()
+            .map(|(scope, receipt)| match receipt {
+                Ok(receipt) => self.inspect(scope, receipt, known, &mut policies),
+                Err(why) => ScopeState::Corrupt { scope, why },
+            })
             .collect()
     }
 
-    /// One scope, or `None` when it has no receipt.
-    pub(super) fn inspect(&self, tool: &str, scope: SettingsScope) -> Option<ScopeState> {
+    /// Every scope of `tool` that has a receipt file, in scope order: the receipt, or why it
+    /// cannot be trusted. Reads no settings file.
+    pub(super) fn receipts(&self, tool: &str) -> Vec<(SettingsScope, Result<Receipt, String>)> {
+        SettingsScope::ALL
+            .iter()
+            .filter_map(|scope| {
+                let path = self.receipt_path(tool, *scope)?;
+                match receipt::load(&path) {
+                    Ok(None) => None,
+                    Ok(Some(receipt)) => Some((*scope, Ok(receipt))),
+                    Err(e) => Some((*scope, Err(e.to_string()))),
+                }
+            })
+            .collect()
+    }
+
+    /// The receipt file of `tool` at `scope`, when that scope can have one (the project
+    /// scope needs a project directory).
+    pub(super) fn receipt_path(&self, tool: &str, scope: SettingsScope) -> Option<PathBuf> {
         if scope == SettingsScope::Project && self.config.project_dir.is_none() {
             return None;
         }
-        let path = self.layout.receipt(tool, &self.scope_key(scope));
-        match receipt::load(&path) {
-            Ok(None) => None,
-            Ok(Some(receipt)) => {
-                let read_back = Current::read(&receipt.target)
-                    .map_err(|e| e.to_string())
-                    .and_then(|c| read_back(&receipt, &c));
-                Some(ScopeState::Installed {
-                    scope,
-                    receipt: Box::new(receipt),
-                    read_back,
-                })
+        Some(self.layout.receipt(tool, &self.scope_key(scope)))
+    }
+
+    /// One scope with a trusted receipt, its settings file read back against the policy;
+    /// `policies` holds the profiles this request loaded already.
+    fn inspect(
+        &self,
+        scope: SettingsScope,
+        receipt: Receipt,
+        known: &[Current],
+        policies: &mut Vec<(PolicyProfileId, Result<LoadedProfile, ProfileError>)>,
+    ) -> ScopeState {
+        let id = &receipt.profile.policy_id;
+        let policy = match policies.iter().find(|(known, _)| known == id) {
+            Some((_, loaded)) => loaded.clone(),
+            None => {
+                let loaded = profile::load(
+                    &self.layout.profiles(),
+                    id,
+                    self.config.gateway_base_url.as_ref(),
+                );
+                policies.push((id.clone(), loaded.clone()));
+                loaded
             }
-            Err(e) => Some(ScopeState::Corrupt {
-                scope,
-                why: e.to_string(),
-            }),
+        };
+        let wanted = policy
+            .as_ref()
+            .map(|p| self.wanted_keys(&receipt, p))
+            .unwrap_or_default();
+        let current = match known.iter().find(|c| c.path == receipt.target) {
+            Some(c) => Ok(c.clone()),
+            None => Current::read(&receipt.target).map_err(|e| e.to_string()),
+        };
+        let read_back = current.and_then(|c| read_back(&receipt, &c, &wanted));
+        ScopeState::Installed {
+            scope,
+            receipt: Box::new(receipt),
+            read_back,
+            policy: Box::new(policy),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_value;
+    use serde_json::json;
+
+    #[test]
+    fn a_gateway_recorded_before_normalisation_has_not_moved() {
+        assert!(same_value(
+            &json!("http://127.0.0.1:9999"),
+            &json!("HTTP://127.0.0.1:9999/")
+        ));
+        assert!(!same_value(
+            &json!("http://127.0.0.1:8787/anthropic-v2"),
+            &json!("http://127.0.0.1:8787/anthropic")
+        ));
+        assert!(same_value(&json!(["a"]), &json!(["a"])));
+        assert!(!same_value(&json!(["a"]), &json!(["a", "b"])));
     }
 }

@@ -219,17 +219,34 @@ fn drifted(
         }
     }
     drifted.dedup();
-    ScopeVerdict {
-        rung: held,
-        overriding: Some((
-            StatusState::Drifted,
+    let changed = rb.keys.iter().filter(|k| !k.recorded).count();
+    let moved = rb.keys.iter().filter(|k| k.policy_moved()).count();
+    let (reason, remediation) = match (changed, moved) {
+        (_, 0) => (
             format!(
-                "{} of our {} settings no longer hold the value we installed",
-                rb.keys.iter().filter(|k| !k.holds).count(),
+                "{changed} of our {} settings no longer hold the value we installed",
                 rb.keys.len()
             ),
-            "run repair to restore our keys (other settings are left alone)".into(),
-        )),
+            "run repair to restore our keys (other settings are left alone)",
+        ),
+        (0, _) => (
+            format!(
+                "{moved} of our {} settings no longer hold the value the policy profile asks for now (it changed since install)",
+                rb.keys.len()
+            ),
+            "plan and apply again to put the policy's current values in force",
+        ),
+        _ => (
+            format!(
+                "{changed} of our {} settings were changed since install and {moved} no longer hold the value the policy profile asks for now",
+                rb.keys.len()
+            ),
+            "run repair for the settings changed since install, then plan and apply again for the policy's current values",
+        ),
+    };
+    ScopeVerdict {
+        rung: held,
+        overriding: Some((StatusState::Drifted, reason, remediation.into())),
         note,
         evidence,
         drifted,

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use devint_fs::durable::{self, DurableError};
 use devint_fs::lock::lock_file_name;
+use devint_fs::mode::Modes;
 
 /// The subdirectories of the state directory.
 pub const SUBDIRS: [&str; 7] = [
@@ -159,7 +160,8 @@ fn make_private_dir(path: &Path) -> Result<(), LayoutError> {
     Ok(())
 }
 
-/// Writes a private state file: `0600`, atomic and durable.
+/// Writes a private state file: `0600` and ours (an existing one reset to that), atomic
+/// and durable.
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
-    durable::write_atomic(path, bytes, Some(0o600))
+    durable::write_atomic(path, bytes, &Modes::PRIVATE)
 }

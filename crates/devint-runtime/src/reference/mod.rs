@@ -6,7 +6,9 @@
 //! | [`config`] | [`RuntimeConfig`], the probe / event / approval traits, journal points |
 //! | `runtime` | [`ReferenceRuntime::open`], recovery, the lock, durable writes |
 //! | `layout` | the state directory (`0700`) and per-(tool, scope) file names |
+//! | `modes` | the modes a settings file and its new directories are written with, per scope and tool |
 //! | `profile` | policy profiles (built-ins and `profiles/*.toml`) → intent |
+//! | `policy_url` | [`PolicyUrl`]: a gateway or proxy URL, checked and normalised once |
 //! | `planner`, `plans` | `plan` (a dry run) and the bounded, token-bound plan store |
 //! | `sync` | the plan store's lock (`loom`'s under `cfg(loom)`, for `crates/devint-runtime/tests/loom_plans.rs`) |
 //! | `apply`, `repair`, `removal` | the journaled mutations |
@@ -35,8 +37,10 @@ mod inspect;
 mod journal;
 mod ladder;
 mod layout;
+mod modes;
 mod planner;
 mod plans;
+mod policy_url;
 mod profile;
 mod receipt;
 mod removal;
@@ -57,6 +61,7 @@ pub use events::{QueueAuthority, SpoolEventSource};
 pub use journal::RecoveryError;
 pub use layout::LayoutError;
 pub use plans::PLAN_CAPACITY;
+pub use policy_url::{PolicyUrl, PolicyUrlError};
 // The loom model (`crates/devint-runtime/tests/loom_plans.rs`) drives the plan store directly; ordinary builds keep
 // it internal, so the public API is unchanged.
 #[cfg(loom)]

@@ -76,7 +76,7 @@ impl ReferenceRuntime {
         profile::load(
             &self.layout.profiles(),
             &id,
-            self.config.gateway_base_url.as_deref(),
+            self.config.gateway_base_url.as_ref(),
         )
         .map_err(|e| {
             refuse(
@@ -117,6 +117,18 @@ impl ReferenceRuntime {
             }
             prepared.warnings.push(why.clone());
             prepared.blocked.get_or_insert(why);
+        }
+        if rendered.privileged {
+            if let Some(dir) =
+                super::modes::unreachable_dir(&rendered.file, &self.config.system_root)
+            {
+                prepared.warnings.push(format!(
+                    "{} cannot be searched by other users, so {} running as a user other than root cannot read the managed file below it; devint never changes a directory it did not create: run `chmod o+x {}`",
+                    dir.display(),
+                    descriptor.display_name,
+                    dir.display()
+                ));
+            }
         }
         if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
             prepared.warnings.push(
@@ -189,7 +201,7 @@ impl ReferenceRuntime {
         intent: &adapters::IntegrationIntent,
         args: &PlanArgs,
     ) -> Result<adapters::RenderedIntegration, LifecycleError> {
-        let rendered = adapters::render(
+        let mut rendered = adapters::render(
             descriptor,
             intent,
             args.scope,
@@ -197,6 +209,9 @@ impl ReferenceRuntime {
             self.config.project_dir.as_deref(),
         )
         .map_err(|e| refuse(e.to_string(), "plan again with a scope this tool reads"))?;
+        if rendered.privileged {
+            rendered.file = self.config.host_path(&rendered.file);
+        }
         if rendered.privileged && !args.allow_privileged_host_steps {
             return Err(refuse(
                 format!(

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use super::policy_url::PolicyUrl;
 use crate::adapters::IntegrationIntent;
 use crate::edit::guard;
 use devint::verbs::{Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence, Sha256Hex};
@@ -23,10 +24,10 @@ use devint_fs::read::{self, Follow, Limit};
 pub struct PolicyDocument {
     /// The name shown to people.
     pub display_name: Option<String>,
-    /// Route model traffic to this gateway.
-    pub gateway_base_url: Option<String>,
-    /// Route HTTP(S) traffic through this proxy.
-    pub proxy_url: Option<String>,
+    /// Route model traffic to this gateway (checked and normalised as it is read).
+    pub gateway_base_url: Option<PolicyUrl>,
+    /// Route HTTP(S) traffic through this proxy (checked and normalised as it is read).
+    pub proxy_url: Option<PolicyUrl>,
     /// Run this command before tool actions.
     pub hook_command: Option<String>,
     /// MCP servers to deny.
@@ -82,9 +83,9 @@ fn sha(bytes: &[u8]) -> Sha256Hex {
 }
 
 /// The built-in document for `id`, given the runtime's configured gateway.
-fn built_in(id: &str, gateway: Option<&str>) -> Option<PolicyDocument> {
+fn built_in(id: &str, gateway: Option<&PolicyUrl>) -> Option<PolicyDocument> {
     let base = PolicyDocument {
-        gateway_base_url: gateway.map(str::to_owned),
+        gateway_base_url: gateway.cloned(),
         ..PolicyDocument::default()
     };
     match id {
@@ -110,7 +111,7 @@ fn built_in(id: &str, gateway: Option<&str>) -> Option<PolicyDocument> {
 pub fn load(
     profiles_dir: &Path,
     id: &PolicyProfileId,
-    gateway: Option<&str>,
+    gateway: Option<&PolicyUrl>,
 ) -> Result<LoadedProfile, ProfileError> {
     let file = profiles_dir.join(format!("{}.toml", id.as_str()));
     let unloadable = |reason: String| ProfileError::Unloadable {
@@ -124,15 +125,14 @@ pub fn load(
             let document: PolicyDocument = guard::parse(&file, || toml::from_str(text))
                 .map_err(|e| unloadable(e.to_string()))?
                 .map_err(|e| {
-                    // The parser's message can quote the offending line: keep only its first
-                    // line, which names the position and the problem.
-                    unloadable(
-                        e.message()
-                            .lines()
-                            .next()
-                            .unwrap_or("parse error")
-                            .to_owned(),
-                    )
+                    // The parser's full message quotes the offending line (which may hold a
+                    // password): keep the first line of the problem, and name the place by
+                    // line number and key only.
+                    let problem = e.message().lines().next().unwrap_or("parse error");
+                    unloadable(match e.span() {
+                        Some(span) => format!("{}: {problem}", place(text, span.start)),
+                        None => problem.to_owned(),
+                    })
                 })?;
             Ok(LoadedProfile {
                 id: id.clone(),
@@ -154,6 +154,25 @@ pub fn load(
             })
         }
         Err(e) => Err(unloadable(e.to_string())),
+    }
+}
+
+/// Where byte `at` of a profile document is: `line N`, and `(key)` when that line sets a
+/// plain key — never any of the line's value.
+fn place(text: &str, at: usize) -> String {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let number = text[..at].matches('\n').count() + 1;
+    let line = text[start..].lines().next().unwrap_or("");
+    let key = line.split_once('=').map(|(k, _)| k.trim()).filter(|k| {
+        !k.is_empty()
+            && k.len() <= 64
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    });
+    match key {
+        Some(key) => format!("line {number} ({key})"),
+        None => format!("line {number}"),
     }
 }
 
@@ -179,8 +198,8 @@ impl LoadedProfile {
     pub fn intent(&self, profile: Profile) -> IntegrationIntent {
         let d = &self.document;
         let observe = IntegrationIntent {
-            gateway_base_url: d.gateway_base_url.clone(),
-            proxy_url: d.proxy_url.clone(),
+            gateway_base_url: d.gateway_base_url.as_ref().map(|u| u.as_str().to_owned()),
+            proxy_url: d.proxy_url.as_ref().map(|u| u.as_str().to_owned()),
             ..IntegrationIntent::default()
         };
         match profile {
@@ -210,7 +229,9 @@ impl LoadedProfile {
 #[derive(Debug, Clone)]
 pub struct PolicyCatalogue {
     dir: PathBuf,
-    gateway: Option<String>,
+    /// The runtime's gateway, checked (a recorded value that no longer checks out is why
+    /// the built-ins do not load).
+    gateway: Result<Option<PolicyUrl>, super::policy_url::PolicyUrlError>,
 }
 
 impl PolicyCatalogue {
@@ -219,7 +240,7 @@ impl PolicyCatalogue {
     pub fn new(state_dir: &Path, gateway: Option<&str>) -> PolicyCatalogue {
         PolicyCatalogue {
             dir: super::layout::StateLayout::unprepared(state_dir).profiles(),
-            gateway: gateway.map(str::to_owned),
+            gateway: gateway.map(PolicyUrl::parse).transpose(),
         }
     }
 
@@ -247,7 +268,16 @@ impl PolicyCatalogue {
 
     /// The profile `id`, as a plan would load it.
     pub fn load(&self, id: &PolicyProfileId) -> Result<LoadedProfile, ProfileError> {
-        load(&self.dir, id, self.gateway.as_deref())
+        match &self.gateway {
+            Ok(gateway) => load(&self.dir, id, gateway.as_ref()),
+            Err(e) => load(&self.dir, id, None).and_then(|p| match p.source.as_str() {
+                "built-in" => Err(ProfileError::Unloadable {
+                    id: id.as_str().to_owned(),
+                    reason: format!("the runtime's gateway URL {e}"),
+                }),
+                _ => Ok(p),
+            }),
+        }
     }
 }
 
@@ -275,11 +305,38 @@ mod tests {
     #[test]
     fn built_ins_load_and_unknown_ids_are_named() {
         let dir = tempfile::tempdir().unwrap();
-        let p = load(dir.path(), &id("strict"), Some("http://127.0.0.1:1")).unwrap();
+        let gateway = PolicyUrl::parse("http://127.0.0.1:1").unwrap();
+        let p = load(dir.path(), &id("strict"), Some(&gateway)).unwrap();
         assert_eq!(p.source, "built-in");
         assert!(p.intent(Profile::Strict).require_approval);
         let e = load(dir.path(), &id("team"), None).unwrap_err();
         assert!(e.to_string().contains("profiles/team.toml"), "{e}");
+    }
+
+    #[test]
+    fn a_recorded_gateway_that_does_not_check_out_keeps_the_built_ins_from_loading() {
+        let state = tempfile::tempdir().unwrap();
+        let catalogue = PolicyCatalogue::new(state.path(), Some("https://u:hunter2secret@gw"));
+        let e = catalogue.load(&id("recommended")).unwrap_err().to_string();
+        assert!(e.contains("gateway URL carries credentials"), "{e}");
+        assert!(!e.contains("hunter2"), "{e}");
+        let ok = PolicyCatalogue::new(state.path(), Some("HTTP://GW:80"));
+        let p = ok.load(&id("recommended")).unwrap();
+        assert_eq!(
+            p.intent(Profile::Recommended).gateway_base_url.as_deref(),
+            Some("http://gw")
+        );
+    }
+
+    #[test]
+    fn a_place_in_a_document_is_a_line_and_a_key_never_a_value() {
+        let text =
+            "display_name = \"T\"\ngateway_base_url = \"https://u:hunter2secret@gw\"\n[x y]\n";
+        let at = text.find("https").unwrap();
+        assert_eq!(place(text, at), "line 2 (gateway_base_url)");
+        assert_eq!(place(text, text.find("[x").unwrap()), "line 3");
+        assert_eq!(place(text, 0), "line 1 (display_name)");
+        assert_eq!(place(text, usize::MAX), "line 4");
     }
 
     #[test]

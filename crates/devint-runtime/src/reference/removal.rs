@@ -8,7 +8,6 @@
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::convert::{self, artifact, key_ref};
-use super::inspect::ScopeState;
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
 use super::plans::{PlanBody, RemovalPlan, StoredPlan};
 use super::receipt::{self, Receipt};
@@ -49,13 +48,14 @@ impl ReferenceRuntime {
         let tool = auth.tool().as_str();
         let mut view = self.empty_removal(auth, PlanId::random());
         let mut scopes = Vec::new();
-        for state in self.inspect_all(tool) {
-            match state {
-                ScopeState::Corrupt { scope, why } => view.warnings.push(say(format!(
+        // The receipts alone: each settings file is read once, here, not read back first.
+        for (scope, receipt) in self.receipts(tool) {
+            match receipt {
+                Err(why) => view.warnings.push(say(format!(
                     "{} scope: {why}; nothing there can be removed automatically",
                     scope.token()
                 ))),
-                ScopeState::Installed { scope, receipt, .. } => {
+                Ok(receipt) => {
                     let current = Current::read(&receipt.target).map_err(|e| {
                         refuse(e.to_string(), "make the settings file readable, then retry")
                     })?;
@@ -183,7 +183,7 @@ impl ReferenceRuntime {
         journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
         self.point(Op::Remove, Stage::JournalWritten);
         let written = match &restoration.file {
-            FileAction::Write(text) => self.write_settings(&receipt.target, text),
+            FileAction::Write(text) => self.write_settings(receipt, text),
             FileAction::Delete => durable::remove_durable(&receipt.target).map(|_| ()),
             FileAction::Leave => Ok(()),
         };

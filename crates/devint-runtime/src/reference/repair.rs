@@ -5,6 +5,7 @@
 //! never keep old evidence valid for a repaired file (the receipt id changes).
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
+use super::inspect::ScopeState;
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
 use super::receipt::{self, fingerprint, Receipt};
 use super::runtime::ReferenceRuntime;
@@ -26,13 +27,20 @@ impl ReferenceRuntime {
         let mut repaired = Vec::new();
         let mut unrepairable = Vec::new();
         let mut written = 0usize;
+        // Each settings file as this request read or wrote it: the answer's status is read
+        // back from these, so no file is read twice.
+        let mut known = Vec::new();
         for scope in SettingsScope::ALL {
-            if self.inspect(tool, *scope).is_none() {
+            // Only scopes with a receipt file (trusted or not) are locked and looked at; the
+            // settings file is read once, below, under the lock.
+            let Some(receipt_path) = self.receipt_path(tool, *scope) else {
+                continue;
+            };
+            if std::fs::symlink_metadata(&receipt_path).is_err() {
                 continue;
             }
             let key = self.scope_key(*scope);
             let _lock = self.lock(tool, &key)?;
-            let receipt_path = self.layout.receipt(tool, &key);
             let receipt = match receipt::load(&receipt_path) {
                 Ok(Some(r)) => r,
                 Ok(None) => continue,
@@ -51,6 +59,7 @@ impl ReferenceRuntime {
             let (text, keys) = match target::repair_text(&receipt, &current) {
                 Ok(r) => r,
                 Err(e) => {
+                    known.push(current);
                     let capability = receipt
                         .keys
                         .first()
@@ -63,6 +72,7 @@ impl ReferenceRuntime {
                 }
             };
             if keys.is_empty() && current.text.is_some() {
+                known.push(current);
                 continue;
             }
             // Each scope's journal is its point of no return: past the deadline, a repair
@@ -79,6 +89,7 @@ impl ReferenceRuntime {
                         scope.token()
                     )),
                 });
+                known.push(current);
                 break;
             }
             self.write_repair(
@@ -90,6 +101,10 @@ impl ReferenceRuntime {
                 auth.now().get(),
             )?;
             written += 1;
+            known.push(Current {
+                path: receipt.target.clone(),
+                text: Some(text),
+            });
             if current.text.is_none() {
                 if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
                     repaired.push(ManagedRef::Artifact(a));
@@ -97,7 +112,8 @@ impl ReferenceRuntime {
             }
             repaired.extend(keys.iter().filter_map(super::convert::key_ref));
         }
-        let scopes = self.inspect_all(tool);
+        let scopes = self.inspect_all_knowing(tool, &known);
+        unrepairable.extend(policy_moved(&scopes));
         Ok(RepairView {
             tool_id: auth.tool().clone(),
             repaired,
@@ -146,7 +162,7 @@ impl ReferenceRuntime {
         };
         journal::write(&journal_path, &record).map_err(|e| fail(&e))?;
         self.point(Op::Repair, Stage::JournalWritten);
-        if let Err(e) = self.write_settings(&receipt.target, text) {
+        if let Err(e) = self.write_settings(receipt, text) {
             if !e.target_changed() {
                 let _ = journal::remove(&journal_path);
                 return Err(fail(&e));
@@ -161,4 +177,26 @@ impl ReferenceRuntime {
         self.point(Op::Repair, Stage::JournalRemoved);
         Ok(())
     }
+}
+
+/// Keys repair cannot bring in line: they hold what we wrote, but the policy profile asks
+/// another value now (only a new plan writes the policy's current value).
+fn policy_moved(scopes: &[ScopeState]) -> Vec<UnsupportedMechanismView> {
+    scopes
+        .iter()
+        .filter_map(|s| match s {
+            ScopeState::Installed {
+                read_back: Ok(rb), ..
+            } => Some(rb),
+            _ => None,
+        })
+        .flat_map(|rb| rb.keys.iter().filter(|k| k.policy_moved()))
+        .map(|k| UnsupportedMechanismView {
+            capability: k.key.capability,
+            reason: say(format!(
+                "{} holds what was installed, but the policy profile asks a different value now: plan and apply again",
+                k.key.path
+            )),
+        })
+        .collect()
 }

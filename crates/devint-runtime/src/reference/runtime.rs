@@ -19,12 +19,14 @@ use super::events::{QueueAuthority, SpoolEventSource};
 use super::journal::{self, RecoveryError};
 use super::layout::{LayoutError, StateLayout};
 use super::plans::PlanStore;
+use super::receipt::Receipt;
 use super::text::refuse;
 use crate::adapters::Detector;
 use devint::backend::LifecycleError;
 use devint::verbs::SettingsScope;
 use devint_fs::durable::{self, DurableError};
 use devint_fs::lock::{LockError, TargetLock};
+use devint_fs::mode::Modes;
 
 /// How long a mutation waits for another process's operation on the same target.
 pub const LOCK_WAIT: Duration = Duration::from_secs(30);
@@ -97,7 +99,8 @@ impl ReferenceRuntime {
             .approvals
             .clone()
             .unwrap_or_else(|| Arc::new(QueueAuthority::new(layout.approvals())));
-        let detector = Detector::new(config.path_env.clone(), config.home.clone());
+        let detector = Detector::new(config.path_env.clone(), config.home.clone())
+            .with_root(config.system_root.clone());
         let runtime = ReferenceRuntime {
             detector,
             config,
@@ -226,33 +229,22 @@ impl ReferenceRuntime {
         }
     }
 
-    /// Writes a settings file durably, creating its directory (`0700`) if needed.
-    pub(super) fn write_settings(&self, path: &Path, text: &str) -> Result<(), DurableError> {
-        if let Some(dir) = path.parent() {
-            if !dir.exists() {
-                use std::os::unix::fs::DirBuilderExt;
-                std::fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(dir)
-                    .map_err(|source| DurableError::Io {
-                        path: path.to_owned(),
-                        op: "create the settings directory",
-                        source,
-                    })?;
-            }
-        }
-        self.write_with_fault(WriteSite::Settings, path, text.as_bytes(), None)
+    /// Writes `receipt`'s settings file durably with the modes of its tool and scope
+    /// (`modes`), creating missing directories with them.
+    pub(super) fn write_settings(&self, receipt: &Receipt, text: &str) -> Result<(), DurableError> {
+        let modes = super::modes::settings_modes(receipt.tool.as_str(), receipt.scope);
+        self.write_with_fault(
+            WriteSite::Settings,
+            &receipt.target,
+            text.as_bytes(),
+            &modes,
+        )
     }
 
     /// Writes a receipt durably (`0600`).
-    pub(super) fn write_receipt(
-        &self,
-        path: &Path,
-        receipt: &super::receipt::Receipt,
-    ) -> Result<(), DurableError> {
+    pub(super) fn write_receipt(&self, path: &Path, receipt: &Receipt) -> Result<(), DurableError> {
         let text = super::receipt::seal(receipt);
-        self.write_with_fault(WriteSite::Receipt, path, text.as_bytes(), Some(0o600))
+        self.write_with_fault(WriteSite::Receipt, path, text.as_bytes(), &Modes::PRIVATE)
     }
 
     fn write_with_fault(
@@ -260,11 +252,11 @@ impl ReferenceRuntime {
         site: WriteSite,
         path: &Path,
         bytes: &[u8],
-        mode: Option<u32>,
+        modes: &Modes,
     ) -> Result<(), DurableError> {
         #[cfg(feature = "test-support")]
         if let Some(errno) = self.take_fault(site) {
-            return durable::write_atomic_with(path, bytes, mode, &mut |file, bytes| {
+            return durable::write_atomic_with(path, bytes, modes, &mut |file, bytes| {
                 use std::io::Write;
                 file.write_all(&bytes[..bytes.len() / 2])?;
                 Err(std::io::Error::from_raw_os_error(errno))
@@ -272,6 +264,6 @@ impl ReferenceRuntime {
         }
         #[cfg(not(feature = "test-support"))]
         let _ = site;
-        durable::write_atomic(path, bytes, mode)
+        durable::write_atomic(path, bytes, modes)
     }
 }

@@ -7,7 +7,6 @@
 use super::evidence::{self, Attestation, CapabilityReadBack, EvidenceRecord, Exercise};
 use super::inspect::{ReadBack, ScopeState};
 use super::ladder::{self, ScopeVerdict};
-use super::profile;
 use super::receipt::Receipt;
 use super::runtime::ReferenceRuntime;
 use super::text::say;
@@ -142,11 +141,13 @@ impl ReferenceRuntime {
     /// installed profile no longer loads, `unknown` when it changed since install,
     /// `permissive` for observe_only, `enforced` otherwise.
     pub(super) fn policy_view(&self, scopes: &[ScopeState]) -> PolicyView {
-        let receipt = scopes.iter().find_map(|s| match s {
-            ScopeState::Installed { receipt, .. } => Some(receipt),
+        let installed = scopes.iter().find_map(|s| match s {
+            ScopeState::Installed {
+                receipt, policy, ..
+            } => Some((receipt, policy)),
             ScopeState::Corrupt { .. } => None,
         });
-        let Some(receipt) = receipt else {
+        let Some((receipt, loaded)) = installed else {
             let corrupt = !scopes.is_empty();
             return PolicyView {
                 state: if corrupt {
@@ -164,12 +165,8 @@ impl ReferenceRuntime {
         };
         let p = &receipt.profile;
         let source = Some(say(format!("policy profile {}", p.policy_id)));
-        let loaded = profile::load(
-            &self.layout.profiles(),
-            &p.policy_id,
-            self.config.gateway_base_url.as_deref(),
-        )
-        .map_err(|e| e.to_string());
+        // Loaded once, as the scope was inspected: the same document the read-back used.
+        let loaded = loaded.as_ref().as_ref().map_err(|e| e.to_string());
         let source = match &loaded {
             Ok(l) => Some(say(format!(
                 "policy profile {} ({})",
@@ -213,6 +210,7 @@ impl ReferenceRuntime {
                 scope,
                 receipt,
                 read_back,
+                ..
             } = state
             else {
                 tally.unreadable.push("a receipt is corrupt".to_owned());
@@ -224,8 +222,9 @@ impl ReferenceRuntime {
             }
         }
         let (outcome, reason) = tally.outcome(scopes.is_empty());
-        // The status view's evidence after recording (probe and host included).
-        let status = self.status_of(auth, descriptor, &self.inspect_all(tool));
+        // The status view's evidence after recording (probe and host included): the same
+        // read-back (verify writes evidence, never settings, so the files are not read again).
+        let status = self.status_of(auth, descriptor, &scopes);
         let mut evidence = tally.evidence;
         evidence.extend(
             status
@@ -270,6 +269,7 @@ impl ReferenceRuntime {
         for c in &caps {
             tally.count(c, now.get());
         }
+        tally.policy_moved += rb.keys.iter().filter(|k| k.policy_moved()).count();
         let all = rb.all_hold() && rb.fingerprint == receipt.fingerprint;
         let probe = self.config.probe.as_ref().filter(|_| all);
         let record = EvidenceRecord {
@@ -348,6 +348,8 @@ struct Tally {
     matched: usize,
     total: usize,
     unreadable: Vec<String>,
+    /// Keys that still hold what we wrote, which the policy no longer asks for.
+    policy_moved: usize,
 }
 
 impl Tally {
@@ -389,19 +391,23 @@ impl Tally {
             )
         } else if self.matched == self.total && self.unreadable.is_empty() {
             (VerificationOutcome::Passed, None)
-        } else if self.matched > 0 {
-            (
-                VerificationOutcome::PartiallyPassed,
-                Some(
-                    "some of our settings no longer hold the value we installed; run repair"
-                        .to_owned(),
-                ),
-            )
         } else {
-            (
-                VerificationOutcome::Failed,
-                Some("none of our settings hold the value we installed; run repair".to_owned()),
-            )
+            let reason = if self.policy_moved > 0 {
+                format!(
+                    "{} of our settings no longer hold the value the policy profile asks for now (it changed since install); plan and apply again",
+                    self.policy_moved
+                )
+            } else if self.matched > 0 {
+                "some of our settings no longer hold the value we installed; run repair".to_owned()
+            } else {
+                "none of our settings hold the value we installed; run repair".to_owned()
+            };
+            let outcome = if self.matched > 0 {
+                VerificationOutcome::PartiallyPassed
+            } else {
+                VerificationOutcome::Failed
+            };
+            (outcome, Some(reason))
         }
     }
 }

@@ -21,7 +21,7 @@ use devint::verbs::{
 };
 pub use devint::version::ApiVersion;
 use devint::wire::{pb, ServerFrame};
-use devint_runtime::reference::{ReferenceRuntime, RuntimeConfig};
+use devint_runtime::reference::{PolicyUrl, ReferenceRuntime, RuntimeConfig};
 
 /// The instant every test starts at.
 pub const T0: UnixSecs = UnixSecs::new(1_800_000_000);
@@ -93,6 +93,13 @@ impl Sandbox {
         ReferenceRuntime::open(self.config()).unwrap()
     }
 
+    /// A runtime whose `--scope project` plans act on `project`.
+    pub fn open_with_project(&self, project: &Path) -> ReferenceRuntime {
+        let mut config = self.config();
+        config.project_dir = Some(project.to_owned());
+        ReferenceRuntime::open(config).unwrap()
+    }
+
     pub fn settings(&self) -> PathBuf {
         self.home.join(".claude/settings.json")
     }
@@ -129,7 +136,7 @@ pub fn config_for(root: &Path) -> RuntimeConfig {
         root.join("home"),
         root.join("bin").display().to_string(),
     );
-    c.gateway_base_url = Some("http://127.0.0.1:8787/anthropic".into());
+    c.gateway_base_url = Some(PolicyUrl::parse("http://127.0.0.1:8787/anthropic").unwrap());
     c
 }
 

@@ -8,6 +8,10 @@ const CONFIG_DOC: &str = "https://developers.openai.com/codex/config-basic";
 const REFERENCE_DOC: &str = "https://developers.openai.com/codex/config-reference";
 const ENTERPRISE_DOC: &str = "https://developers.openai.com/codex/enterprise/managed-configuration";
 
+/// Codex writes config.toml through a `tempfile` temporary persisted over it
+/// (`codex-rs/core/src/path_utils.rs`, `write_atomically`), so the file it creates is `0600`.
+const CODEX_CONFIG_MODE: u32 = 0o600;
+
 const NO_PROXY: &str = "Codex reads a proxy only from the HTTPS_PROXY environment of its launch; config.toml has no proxy key";
 const NO_MCP: &str = "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own";
 
@@ -25,8 +29,8 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         .installed_in(&[install::NPM_GLOBAL, install::HOMEBREW])
         .configured_in(".codex"),
     settings: &[
-        SettingsFile::user(".codex/config.toml", SettingsFormat::Toml),
-        SettingsFile::project(".codex/config.toml", SettingsFormat::Toml),
+        SettingsFile::user(".codex/config.toml", SettingsFormat::Toml).created_with(CODEX_CONFIG_MODE),
+        SettingsFile::project(".codex/config.toml", SettingsFormat::Toml).created_with(CODEX_CONFIG_MODE),
         SettingsFile::managed("/etc/codex/managed_config.toml", SettingsFormat::Toml),
     ],
     mechanisms: Mechanisms {
