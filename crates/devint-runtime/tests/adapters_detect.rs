@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use devint_runtime::adapters::detect::{compatibility, parse_version};
+use devint_runtime::adapters::detected::{compatibility, parse_version};
 use devint_runtime::adapters::{find, Compatibility, Detected, Detector, ToolDescriptor};
 
 /// Writing a script while another test thread forks can leave the file busy at exec

@@ -6,7 +6,7 @@
 //! `absent`, never `supported`.
 
 use super::descriptor::{DeclaredSupport, ToolDescriptor};
-use super::detect::Detected;
+use super::detected::Detected;
 use super::vocabulary::{AdapterCeiling, Capability, SupportToken};
 
 /// One capability as resolved on this host (the content of a `CapabilityView`).

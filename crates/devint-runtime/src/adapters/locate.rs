@@ -12,7 +12,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::descriptor::{Detection, InstallDir, PathBase};
-use super::detect::parse_version;
+use super::detected::parse_version;
 
 /// A found binary: where, and the `stat` of the file it resolves to.
 #[derive(Debug, Clone)]

@@ -13,7 +13,8 @@
 //! | [`install`] | install directories shared by several tools (npm, Homebrew) |
 //! | [`locate`] | where a binary is looked for (`PATH`, then install directories) and the lookup |
 //! | [`probe`] | the version command, with a real timeout |
-//! | [`detect`](mod@detect) | the [`Detector`]: detection, its one cache, version compatibility, "where it looked" |
+//! | [`detected`] | what detection found ([`Detected`]), reading a version and judging it against a range |
+//! | [`detect`](mod@detect) | the [`Detector`]: detection, its one cache, "where it looked" |
 //! | [`capability`] | declared × detected → `CapabilityView` support and the adapter ceiling |
 //! | [`engine`] | (descriptor, intent, scope) → key edits plus a per-mechanism report |
 //! | [`table`] | the generated `docs/tools.md` |
@@ -25,6 +26,7 @@
 pub mod capability;
 pub mod descriptor;
 pub mod detect;
+pub mod detected;
 pub mod engine;
 pub mod install;
 pub mod locate;
@@ -38,7 +40,8 @@ pub use descriptor::{
     CapabilityRow, DeclaredSupport, Detection, InstallDir, Mechanism, MechanismSupport,
     SettingsFile, SettingsFormat, ToolDescriptor, COMMON_NEW_FILE_MODE, MANAGED_FILE_MODE,
 };
-pub use detect::{Detected, Detector};
+pub use detect::Detector;
+pub use detected::Detected;
 pub use engine::{
     render, EditMode, IntegrationIntent, KeyEdit, MechanismOutcome, MechanismReport, RenderError,
     RenderedIntegration,
