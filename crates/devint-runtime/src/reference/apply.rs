@@ -93,7 +93,7 @@ impl ReferenceRuntime {
         auth.cancel_signal().check()?;
         let plan = self
             .plans
-            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now().get())
+            .take_install(plan_id, auth.tool(), auth.token_id(), auth.now())
             .map_err(|r| refuse(r.to_string(), "plan again, then apply the new plan id"))?;
         if let Some(why) = &plan.blocked {
             return Err(refuse(
@@ -240,8 +240,8 @@ impl ReferenceRuntime {
             format: plan.format,
             profile: plan.profile.clone(),
             planned_level: plan.planned_level,
-            installed_at: existing.map_or(auth.now().get(), |r| r.installed_at),
-            updated_at: auth.now().get(),
+            installed_at: existing.map_or(auth.now(), |r| r.installed_at),
+            updated_at: auth.now(),
             fingerprint: fingerprint(&keys, |p| checked.after.get(p)),
             keys,
             reversal,

@@ -97,7 +97,6 @@ impl ReferenceRuntime {
         let rendered = self.render(descriptor, &intent, args)?;
         let keys = target::owned_keys(&rendered)
             .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
-        let format = target::format_of(rendered.format);
         let current = Current::read(&rendered.file).map_err(|e| {
             refuse(
                 e.to_string(),
@@ -105,6 +104,57 @@ impl ReferenceRuntime {
             )
         })?;
         let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
+        self.judge_target(descriptor, &rendered, args, &mut prepared)?;
+        if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
+            prepared.warnings.push(
+                "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
+            );
+        }
+        if prepared.keys.is_empty() && prepared.uneditable.is_none() {
+            prepared.warnings.push(
+                "this profile asks nothing of this tool at this scope; apply would change nothing"
+                    .into(),
+            );
+        }
+        let planned_level = self.planned_level(args, &mut prepared.warnings);
+        let steps = self.steps(
+            &prepared.keys,
+            &rendered,
+            prepared.post_digest.as_deref(),
+            args,
+        )?;
+        let unsupported = unsupported(&rendered, prepared.uneditable.as_deref());
+        let warnings = prepared.warnings.iter().map(say).collect();
+        let plan_id = PlanId::random();
+        let body = install_plan(args, &rendered, &loaded, &current, prepared, planned_level);
+        self.keep_plan(auth, plan_id.clone(), PlanBody::Install(Box::new(body)));
+        let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
+        Ok(PlanView {
+            schema_version: LIFECYCLE_SCHEMA_VERSION,
+            plan_id,
+            tool_id: auth.tool().clone(),
+            profile: args.profile,
+            settings_scope: args.scope,
+            policy_profile: Some(loaded.reference()),
+            planned_level,
+            adapter_ceiling: listing.adapter_ceiling,
+            steps,
+            unsupported,
+            warnings,
+        })
+    }
+
+    /// Where the plan will write, judged (spec §6.6: consent names the file really
+    /// written): a project-scope target resolving outside the project is refused; any other
+    /// write refusal (a hard link) blocks the plan with a warning; a managed file below a
+    /// directory other users cannot search is named.
+    fn judge_target(
+        &self,
+        descriptor: &ToolDescriptor,
+        rendered: &adapters::RenderedIntegration,
+        args: &PlanArgs,
+        prepared: &mut PlanDraft,
+    ) -> Result<(), LifecycleError> {
         let project = (args.scope == SettingsScope::Project)
             .then_some(self.config.project_dir.as_deref())
             .flatten();
@@ -130,67 +180,23 @@ impl ReferenceRuntime {
                 ));
             }
         }
-        if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
-            prepared.warnings.push(
-                "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
-            );
-        }
-        if prepared.keys.is_empty() && prepared.uneditable.is_none() {
-            prepared.warnings.push(
-                "this profile asks nothing of this tool at this scope; apply would change nothing"
-                    .into(),
-            );
-        }
-        let planned_level = self.planned_level(args, &mut prepared.warnings);
-        let steps = self.steps(
-            &prepared.keys,
-            &rendered,
-            prepared.post_digest.as_deref(),
-            args,
-        )?;
-        let unsupported = unsupported(&rendered, prepared.uneditable.as_deref());
-        let plan_id = PlanId::random();
-        let warnings = prepared.warnings.iter().map(say).collect();
+        Ok(())
+    }
+
+    /// Keeps `body` for the call that executes it (this token, this tool, until the plan
+    /// TTL) under `id`.
+    pub(super) fn keep_plan(&self, auth: &ToolAuthorization, id: PlanId, body: PlanBody) {
         self.plans.insert(
             StoredPlan {
-                id: plan_id.clone(),
+                id,
                 tool: auth.tool().clone(),
                 token: auth.token_id().clone(),
-                expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
+                expires_at: auth.now().saturating_add(self.config.plan_ttl),
                 consumed: false,
-                body: PlanBody::Install(Box::new(InstallPlan {
-                    scope: args.scope,
-                    target: rendered.file.clone(),
-                    format,
-                    keys: prepared.keys,
-                    pre_digest: current.digest(),
-                    post_digest: prepared.post_digest,
-                    profile: ProfileRecord {
-                        profile: args.profile,
-                        policy_id: loaded.id.clone(),
-                        display_name: loaded.reference().display_name.as_str().to_owned(),
-                        digest: loaded.digest.clone(),
-                    },
-                    planned_level,
-                    blocked: prepared.blocked,
-                })),
+                body,
             },
-            auth.now().get(),
+            auth.now(),
         );
-        let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
-        Ok(PlanView {
-            schema_version: LIFECYCLE_SCHEMA_VERSION,
-            plan_id,
-            tool_id: auth.tool().clone(),
-            profile: args.profile,
-            settings_scope: args.scope,
-            policy_profile: Some(loaded.reference()),
-            planned_level,
-            adapter_ceiling: listing.adapter_ceiling,
-            steps,
-            unsupported,
-            warnings,
-        })
     }
 
     /// The adapter's rendering of the intent at the plan's scope; a privileged host step
@@ -365,5 +371,33 @@ impl ReferenceRuntime {
             });
         }
         Ok(steps)
+    }
+}
+
+/// The install plan `apply` will execute: what the plan read and rendered, bound to the
+/// profile it was made with.
+fn install_plan(
+    args: &PlanArgs,
+    rendered: &adapters::RenderedIntegration,
+    loaded: &LoadedProfile,
+    current: &Current,
+    prepared: PlanDraft,
+    planned_level: Level,
+) -> InstallPlan {
+    InstallPlan {
+        scope: args.scope,
+        target: rendered.file.clone(),
+        format: target::format_of(rendered.format),
+        keys: prepared.keys,
+        pre_digest: current.digest(),
+        post_digest: prepared.post_digest,
+        profile: ProfileRecord {
+            profile: args.profile,
+            policy_id: loaded.id.clone(),
+            display_name: loaded.reference().display_name.as_str().to_owned(),
+            digest: loaded.digest.clone(),
+        },
+        planned_level,
+        blocked: prepared.blocked,
     }
 }

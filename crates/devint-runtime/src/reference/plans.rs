@@ -12,6 +12,7 @@ use super::receipt::{OwnedKey, ProfileRecord};
 use super::sync::Mutex;
 use crate::edit::SettingsFormat;
 use devint::auth::TokenId;
+use devint::time::UnixSecs;
 use devint::verbs::{Level, PlanId, SettingsScope, ToolId};
 
 /// The most plans kept; beyond it the oldest expired or consumed (else the oldest) goes.
@@ -82,7 +83,7 @@ pub struct StoredPlan {
     /// The authoring token.
     pub token: TokenId,
     /// Expiry (unix seconds, exclusive).
-    pub expires_at: u64,
+    pub expires_at: UnixSecs,
     /// Whether it has been executed.
     pub consumed: bool,
     /// What it does.
@@ -130,7 +131,7 @@ impl std::fmt::Debug for PlanStore {
 
 impl PlanStore {
     /// Keeps `plan`, evicting when full.
-    pub fn insert(&self, plan: StoredPlan, now: u64) {
+    pub fn insert(&self, plan: StoredPlan, now: UnixSecs) {
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         while plans.len() >= PLAN_CAPACITY {
             let dead = plans
@@ -149,7 +150,7 @@ impl PlanStore {
         id: &PlanId,
         tool: &ToolId,
         token: &TokenId,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<Box<InstallPlan>, PlanRefusal> {
         match self.take(id, tool, token, now, PlanKind::Install)? {
             PlanBody::Install(plan) => Ok(plan),
@@ -164,7 +165,7 @@ impl PlanStore {
         id: &PlanId,
         tool: &ToolId,
         token: &TokenId,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<RemovalPlan, PlanRefusal> {
         match self.take(id, tool, token, now, PlanKind::Removal)? {
             PlanBody::Removal(plan) => Ok(plan),
@@ -178,7 +179,7 @@ impl PlanStore {
         id: &PlanId,
         tool: &ToolId,
         token: &TokenId,
-        now: u64,
+        now: UnixSecs,
         kind: PlanKind,
     ) -> Result<PlanBody, PlanRefusal> {
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
@@ -206,16 +207,16 @@ impl PlanStore {
     }
 
     /// Whether a live install plan exists for `tool`.
-    pub fn pending_install(&self, tool: &ToolId, now: u64) -> bool {
+    pub fn pending_install(&self, tool: &ToolId, now: UnixSecs) -> bool {
         self.pending(tool, now, PlanKind::Install)
     }
 
     /// Whether a live removal plan exists for `tool`.
-    pub fn pending_removal(&self, tool: &ToolId, now: u64) -> bool {
+    pub fn pending_removal(&self, tool: &ToolId, now: UnixSecs) -> bool {
         self.pending(tool, now, PlanKind::Removal)
     }
 
-    fn pending(&self, tool: &ToolId, now: u64, kind: PlanKind) -> bool {
+    fn pending(&self, tool: &ToolId, now: UnixSecs, kind: PlanKind) -> bool {
         let plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         plans.iter().any(|p| {
             &p.tool == tool && !p.consumed && now < p.expires_at && PlanKind::of(&p.body) == kind

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use super::layout::write_private;
 use super::stored::{self, StoredValueError};
 use crate::edit::{KeyPath, Reversal, SettingsFormat};
+use devint::time::UnixSecs;
 use devint::verbs::{
     ActionKind, CapabilityName, Level, PolicyProfileId, Profile, ReceiptId, SettingsScope,
     Sha256Hex, ToolId,
@@ -122,9 +123,9 @@ pub struct Receipt {
     #[serde(deserialize_with = "stored::token")]
     pub planned_level: Level,
     /// When the first install happened.
-    pub installed_at: u64,
+    pub installed_at: UnixSecs,
     /// When the receipt last changed (apply or repair).
-    pub updated_at: u64,
+    pub updated_at: UnixSecs,
     /// Our keys.
     pub keys: Vec<OwnedKey>,
     /// How to undo everything we did, with the first install's originals.

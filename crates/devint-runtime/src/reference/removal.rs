@@ -9,7 +9,7 @@
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::convert::{self, artifact, key_ref};
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
-use super::plans::{PlanBody, RemovalPlan, StoredPlan};
+use super::plans::{PlanBody, RemovalPlan};
 use super::receipt::{self, Receipt};
 use super::runtime::ReferenceRuntime;
 use super::target::{self, Current};
@@ -77,16 +77,10 @@ impl ReferenceRuntime {
                 "nothing is installed for this tool; removal would change nothing",
             ));
         }
-        self.plans.insert(
-            StoredPlan {
-                id: view.plan_id.clone(),
-                tool: auth.tool().clone(),
-                token: auth.token_id().clone(),
-                expires_at: auth.now().saturating_add(self.config.plan_ttl).get(),
-                consumed: false,
-                body: PlanBody::Removal(RemovalPlan { scopes }),
-            },
-            auth.now().get(),
+        self.keep_plan(
+            auth,
+            view.plan_id.clone(),
+            PlanBody::Removal(RemovalPlan { scopes }),
         );
         Ok(view)
     }
@@ -100,7 +94,7 @@ impl ReferenceRuntime {
         auth.cancel_signal().check()?;
         let plan = self
             .plans
-            .take_removal(id, auth.tool(), auth.token_id(), auth.now().get())
+            .take_removal(id, auth.tool(), auth.token_id(), auth.now())
             .map_err(|r| {
                 refuse(
                     r.to_string(),

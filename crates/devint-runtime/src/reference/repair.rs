@@ -4,6 +4,8 @@
 //! It must never touch a key that is not ours, never repair through a corrupt receipt, and
 //! never keep old evidence valid for a repaired file (the receipt id changes).
 
+use std::ops::ControlFlow;
+
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::inspect::ScopeState;
 use super::journal::{self, Journal, ReceiptChange, JOURNAL_VERSION};
@@ -14,9 +16,32 @@ use super::text::{refuse, say};
 use crate::edit::SettingsDoc;
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
+use devint::time::UnixSecs;
 use devint::verbs::{
     CapabilityName, ManagedRef, ReceiptId, RepairView, SettingsScope, UnsupportedMechanismView,
 };
+
+/// What one repair did so far, across scopes.
+#[derive(Default)]
+struct Tally {
+    repaired: Vec<ManagedRef>,
+    unrepairable: Vec<UnsupportedMechanismView>,
+    /// Scopes written.
+    written: usize,
+    /// Each settings file as this request read or wrote it: the answer's status is read
+    /// back from these, so no file is read twice.
+    known: Vec<Current>,
+}
+
+impl Tally {
+    /// `capability` could not be repaired, for `reason`.
+    fn cannot(&mut self, capability: CapabilityName, reason: String) {
+        self.unrepairable.push(UnsupportedMechanismView {
+            capability,
+            reason: say(reason),
+        });
+    }
+}
 
 impl ReferenceRuntime {
     pub(super) fn do_repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError> {
@@ -24,102 +49,100 @@ impl ReferenceRuntime {
         auth.cancel_signal().check()?;
         self.recover()?;
         let tool = auth.tool().as_str();
-        let mut repaired = Vec::new();
-        let mut unrepairable = Vec::new();
-        let mut written = 0usize;
-        // Each settings file as this request read or wrote it: the answer's status is read
-        // back from these, so no file is read twice.
-        let mut known = Vec::new();
+        let mut tally = Tally::default();
         for scope in SettingsScope::ALL {
-            // Only scopes with a receipt file (trusted or not) are locked and looked at; the
-            // settings file is read once, below, under the lock.
-            let Some(receipt_path) = self.receipt_path(tool, *scope) else {
-                continue;
-            };
-            if std::fs::symlink_metadata(&receipt_path).is_err() {
-                continue;
-            }
-            let key = self.scope_key(*scope);
-            let _lock = self.lock(tool, &key)?;
-            let receipt = match receipt::load(&receipt_path) {
-                Ok(Some(r)) => r,
-                Ok(None) => continue,
-                Err(e) => {
-                    unrepairable.push(UnsupportedMechanismView {
-                        capability: CapabilityName::ManagedSettings,
-                        reason: say(format!("{e}")),
-                    });
-                    continue;
-                }
-            };
-            self.sweep(tool, &key, &receipt.target);
-            let current = Current::read(&receipt.target).map_err(|e| {
-                refuse(e.to_string(), "make the settings file readable, then retry")
-            })?;
-            let (text, keys) = match target::repair_text(&receipt, &current) {
-                Ok(r) => r,
-                Err(e) => {
-                    known.push(current);
-                    let capability = receipt
-                        .keys
-                        .first()
-                        .map_or(CapabilityName::ManagedSettings, |k| k.capability);
-                    unrepairable.push(UnsupportedMechanismView {
-                        capability,
-                        reason: say(e.to_string()),
-                    });
-                    continue;
-                }
-            };
-            if keys.is_empty() && current.text.is_some() {
-                known.push(current);
-                continue;
-            }
-            // Each scope's journal is its point of no return: past the deadline, a repair
-            // that wrote nothing yet stops with nothing changed; one that repaired a scope
-            // already reports what it did and what it left.
-            if auth.cancel_signal().is_raised() {
-                if written == 0 {
-                    auth.cancel_signal().check()?;
-                }
-                unrepairable.push(UnsupportedMechanismView {
-                    capability: CapabilityName::ManagedSettings,
-                    reason: say(format!(
-                        "the {} scope was not repaired: the request passed its deadline; repair again",
-                        scope.token()
-                    )),
-                });
-                known.push(current);
+            if self.repair_scope(auth, *scope, &mut tally)?.is_break() {
                 break;
             }
-            self.write_repair(
-                &receipt,
-                &receipt_path,
-                &key,
-                &current,
-                &text,
-                auth.now().get(),
-            )?;
-            written += 1;
-            known.push(Current {
-                path: receipt.target.clone(),
-                text: Some(text),
-            });
-            if current.text.is_none() {
-                if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
-                    repaired.push(ManagedRef::Artifact(a));
-                }
-            }
-            repaired.extend(keys.iter().filter_map(super::convert::key_ref));
         }
-        let scopes = self.inspect_all_knowing(tool, &known);
-        unrepairable.extend(policy_moved(&scopes));
+        let scopes = self.inspect_all_knowing(tool, &tally.known);
+        tally.unrepairable.extend(policy_moved(&scopes));
         Ok(RepairView {
             tool_id: auth.tool().clone(),
-            repaired,
-            unrepairable,
+            repaired: tally.repaired,
+            unrepairable: tally.unrepairable,
             status: self.status_of(auth, descriptor, &scopes),
         })
+    }
+
+    /// Repairs one scope under its lock, adding what it did or could not do to `tally`;
+    /// breaks when the request passed its deadline (the scopes after it are left alone).
+    fn repair_scope(
+        &self,
+        auth: &ToolAuthorization,
+        scope: SettingsScope,
+        tally: &mut Tally,
+    ) -> Result<ControlFlow<()>, LifecycleError> {
+        let tool = auth.tool().as_str();
+        // Only scopes with a receipt file (trusted or not) are locked and looked at; the
+        // settings file is read once, below, under the lock.
+        let Some(receipt_path) = self.receipt_path(tool, scope) else {
+            return Ok(ControlFlow::Continue(()));
+        };
+        if std::fs::symlink_metadata(&receipt_path).is_err() {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let key = self.scope_key(scope);
+        let _lock = self.lock(tool, &key)?;
+        let receipt = match receipt::load(&receipt_path) {
+            Ok(Some(r)) => r,
+            Ok(None) => return Ok(ControlFlow::Continue(())),
+            Err(e) => {
+                tally.cannot(CapabilityName::ManagedSettings, format!("{e}"));
+                return Ok(ControlFlow::Continue(()));
+            }
+        };
+        self.sweep(tool, &key, &receipt.target);
+        let current = Current::read(&receipt.target)
+            .map_err(|e| refuse(e.to_string(), "make the settings file readable, then retry"))?;
+        let (text, keys) = match target::repair_text(&receipt, &current) {
+            Ok(r) => r,
+            Err(e) => {
+                let capability = receipt
+                    .keys
+                    .first()
+                    .map_or(CapabilityName::ManagedSettings, |k| k.capability);
+                tally.cannot(capability, e.to_string());
+                tally.known.push(current);
+                return Ok(ControlFlow::Continue(()));
+            }
+        };
+        if keys.is_empty() && current.text.is_some() {
+            tally.known.push(current);
+            return Ok(ControlFlow::Continue(()));
+        }
+        // Each scope's journal is its point of no return: past the deadline, a repair that
+        // wrote nothing yet stops with nothing changed; one that repaired a scope already
+        // reports what it did and what it left.
+        if auth.cancel_signal().is_raised() {
+            if tally.written == 0 {
+                auth.cancel_signal().check()?;
+            }
+            tally.cannot(
+                CapabilityName::ManagedSettings,
+                format!(
+                    "the {} scope was not repaired: the request passed its deadline; repair again",
+                    scope.token()
+                ),
+            );
+            tally.known.push(current);
+            return Ok(ControlFlow::Break(()));
+        }
+        self.write_repair(&receipt, &receipt_path, &key, &current, &text, auth.now())?;
+        tally.written += 1;
+        tally.known.push(Current {
+            path: receipt.target.clone(),
+            text: Some(text),
+        });
+        if current.text.is_none() {
+            if let Some(a) = super::convert::artifact(&receipt.target, &self.config.home) {
+                tally.repaired.push(ManagedRef::Artifact(a));
+            }
+        }
+        tally
+            .repaired
+            .extend(keys.iter().filter_map(super::convert::key_ref));
+        Ok(ControlFlow::Continue(()))
     }
 
     fn write_repair(
@@ -129,7 +152,7 @@ impl ReferenceRuntime {
         scope_key: &str,
         current: &Current,
         text: &str,
-        now: u64,
+        now: UnixSecs,
     ) -> Result<(), LifecycleError> {
         let doc = SettingsDoc::parse(receipt.format, text)
             .map_err(|e| refuse(e.to_string(), "report this settings file shape as a bug"))?;

@@ -121,14 +121,14 @@ impl ReferenceRuntime {
     ) -> Phase {
         let now = auth.now();
         if scopes.is_empty() {
-            if self.plans.pending_install(auth.tool(), now.get()) {
+            if self.plans.pending_install(auth.tool(), now) {
                 Phase::Planned
             } else if detected {
                 Phase::DetectedNotIntegrated
             } else {
                 Phase::NotInstalled
             }
-        } else if self.plans.pending_removal(auth.tool(), now.get()) {
+        } else if self.plans.pending_removal(auth.tool(), now) {
             Phase::RemovalPending
         } else if verdicts.iter().all(|v| v.overriding.is_none()) {
             Phase::Installed
