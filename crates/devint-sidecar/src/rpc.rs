@@ -73,6 +73,29 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Rejected> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(Incoming::Blank);
     }
+    let mut object = object_of(line)?;
+    let id = id_of(&object)?;
+    refuse_token_shapes(&object, &id)?;
+    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return Err(reject(
+            id,
+            ErrorKind::InvalidRequest,
+            "`jsonrpc` must be \"2.0\"",
+            "add \"jsonrpc\":\"2.0\" to every message",
+        ));
+    }
+    let method = method_of(&mut object, &id)?;
+    let Some(id) = id else {
+        return Ok(Incoming::Notification {
+            method: bounded(&method),
+        });
+    };
+    let params = params_of(&mut object, &id)?;
+    Ok(Incoming::Request { id, method, params })
+}
+
+/// The line as one JSON object (a batch, a scalar or bad JSON is refused).
+fn object_of(line: &[u8]) -> Result<Map<String, Value>, Rejected> {
     let value: Value = serde_json::from_slice(line).map_err(|e| {
         reject(
             None,
@@ -90,26 +113,26 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Rejected> {
             "send one JSON-RPC 2.0 request per line, UTF-8, terminated by \\n",
         )
     })?;
-    let mut object = match value {
-        Value::Object(o) => o,
-        Value::Array(_) => {
-            return Err(reject(
-                None,
-                ErrorKind::InvalidRequest,
-                "batches are not supported by devint.sidecar.v1",
-                "send one request per line; responses correlate by id",
-            ))
-        }
-        _ => {
-            return Err(reject(
-                None,
-                ErrorKind::InvalidRequest,
-                "a request must be a JSON object",
-                "send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"…\",\"params\":{…}}",
-            ))
-        }
-    };
-    let id = match object.get("id") {
+    match value {
+        Value::Object(o) => Ok(o),
+        Value::Array(_) => Err(reject(
+            None,
+            ErrorKind::InvalidRequest,
+            "batches are not supported by devint.sidecar.v1",
+            "send one request per line; responses correlate by id",
+        )),
+        _ => Err(reject(
+            None,
+            ErrorKind::InvalidRequest,
+            "a request must be a JSON object",
+            "send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"…\",\"params\":{…}}",
+        )),
+    }
+}
+
+/// The request's `id`: absent (a notification), a string or an integer.
+fn id_of(object: &Map<String, Value>) -> Result<Option<RequestId>, Rejected> {
+    Ok(match object.get("id") {
         None => None,
         Some(v @ Value::String(_)) => Some(RequestId(v.clone())),
         Some(v @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(RequestId(v.clone())),
@@ -121,7 +144,15 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Rejected> {
                 "give every request a fresh string or integer id (null is not accepted)",
             ))
         }
-    };
+    })
+}
+
+/// Refuses the whole message when anything in it is token-shaped (never echoed: only the
+/// path is named).
+fn refuse_token_shapes(
+    object: &Map<String, Value>,
+    id: &Option<RequestId>,
+) -> Result<(), Rejected> {
     if let Some(found) = find_token_shaped(&Value::Object(object.clone())) {
         let what = if found.by_key {
             "a key naming a token or secret"
@@ -129,7 +160,7 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Rejected> {
             "a token-shaped value"
         };
         return Err(reject(
-            id.filter(|_| !found.path.starts_with("$.id")),
+            id.clone().filter(|_| !found.path.starts_with("$.id")),
             ErrorKind::CredentialRefused,
             &format!(
                 "the message carries {what} at {}; it was not used",
@@ -139,60 +170,50 @@ pub fn parse_line(line: &[u8]) -> Result<Incoming, Rejected> {
              to session/open; if a real token was sent, rotate it (`devint tokens rotate`)",
         ));
     }
-    if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
-        return Err(reject(
-            id,
+    Ok(())
+}
+
+/// The request's `method`, taken out of `object`.
+fn method_of(object: &mut Map<String, Value>, id: &Option<RequestId>) -> Result<String, Rejected> {
+    match object.remove("method") {
+        Some(Value::String(m)) => Ok(m),
+        Some(_) => Err(reject(
+            id.clone(),
             ErrorKind::InvalidRequest,
-            "`jsonrpc` must be \"2.0\"",
-            "add \"jsonrpc\":\"2.0\" to every message",
-        ));
+            "`method` must be a string",
+            "name one of the methods `initialize` lists",
+        )),
+        None => Err(reject(
+            id.clone(),
+            ErrorKind::InvalidRequest,
+            "the message has no `method` (the sidecar sends no requests, so it expects \
+             no responses)",
+            "send requests only",
+        )),
     }
-    let method = match object.remove("method") {
-        Some(Value::String(m)) => m,
-        Some(_) => {
-            return Err(reject(
-                id,
-                ErrorKind::InvalidRequest,
-                "`method` must be a string",
-                "name one of the methods `initialize` lists",
-            ))
-        }
-        None => {
-            return Err(reject(
-                id,
-                ErrorKind::InvalidRequest,
-                "the message has no `method` (the sidecar sends no requests, so it expects \
-                 no responses)",
-                "send requests only",
-            ))
-        }
-    };
-    let Some(id) = id else {
-        return Ok(Incoming::Notification {
-            method: bounded(&method),
-        });
-    };
-    let params = match object.remove("params") {
-        None => Map::new(),
-        Some(Value::Object(p)) => p,
-        Some(Value::Array(_)) => {
-            return Err(reject(
-                Some(id),
-                ErrorKind::InvalidParams,
-                "params must be an object (by name), not an array",
-                "send params as {\"name\": value, …}",
-            ))
-        }
-        Some(_) => {
-            return Err(reject(
-                Some(id),
-                ErrorKind::InvalidRequest,
-                "`params` must be an object",
-                "send params as {\"name\": value, …} or leave them out",
-            ))
-        }
-    };
-    Ok(Incoming::Request { id, method, params })
+}
+
+/// The request's `params` (by name; absent is empty), taken out of `object`.
+fn params_of(
+    object: &mut Map<String, Value>,
+    id: &RequestId,
+) -> Result<Map<String, Value>, Rejected> {
+    match object.remove("params") {
+        None => Ok(Map::new()),
+        Some(Value::Object(p)) => Ok(p),
+        Some(Value::Array(_)) => Err(reject(
+            Some(id.clone()),
+            ErrorKind::InvalidParams,
+            "params must be an object (by name), not an array",
+            "send params as {\"name\": value, …}",
+        )),
+        Some(_) => Err(reject(
+            Some(id.clone()),
+            ErrorKind::InvalidRequest,
+            "`params` must be an object",
+            "send params as {\"name\": value, …} or leave them out",
+        )),
+    }
 }
 
 /// At most 64 characters of a host-chosen name, control characters
