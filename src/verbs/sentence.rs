@@ -323,16 +323,17 @@ pub(crate) fn is_invisible_format(c: char) -> bool {
 /// Credential-shape checks over a text of any length (also used for identifier fields).
 pub(crate) fn check_credential_shapes(text: &str) -> Result<(), SentenceRefusal> {
     let b = text.as_bytes();
-    if contains(b, b"-----BEGIN") || contains(b, b"-----END") || contains(b, b"PRIVATE KEY-----") {
+    if has_pem_marker(b) {
         return Err(SentenceRefusal::PemBlock);
     }
-    if has_key_prefix(b) {
+    let words = WordShapes::of(b);
+    if words.key_prefix {
         return Err(SentenceRefusal::KeyPrefix);
     }
-    if has_authorization(b) {
+    if words.authorization {
         return Err(SentenceRefusal::AuthorizationHeader);
     }
-    if has_jwt(b) {
+    if words.jwt {
         return Err(SentenceRefusal::JwtShaped);
     }
     if has_url_userinfo(b) {
@@ -350,8 +351,23 @@ pub(crate) fn check_credential_shapes(text: &str) -> Result<(), SentenceRefusal>
     Ok(())
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+// Every check below runs on every sentence a backend builds and a client reads (a
+// `list_tools` answer holds hundreds), so each is a single pass: substrings are found with
+// `memchr`'s `memmem` (finders built once), the word-anchored needles are all compared in
+// one walk over the word starts, and only where a word's first byte can begin one.
+
+static DASHES: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"-----"));
+static SCHEME_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"://"));
+
+/// A PEM armour line (`-----BEGIN`, `-----END`, `PRIVATE KEY-----`): each holds five
+/// dashes, so only a text with five dashes is searched for them.
+fn has_pem_marker(b: &[u8]) -> bool {
+    DASHES.find(b).is_some()
+        && [&b"-----BEGIN"[..], b"-----END", b"PRIVATE KEY-----"]
+            .iter()
+            .any(|needle| memchr::memmem::find(b, needle).is_some())
 }
 
 fn is_key_char(c: u8) -> bool {
@@ -362,20 +378,20 @@ fn is_upper_or_digit(c: u8) -> bool {
     c.is_ascii_uppercase() || c.is_ascii_digit()
 }
 
-/// Positions where `needle` starts at a word start (not preceded by an ASCII alphanumeric).
-fn word_starts<'a>(
-    hay: &'a [u8],
-    needle: &'a [u8],
-    ignore_case: bool,
-) -> impl Iterator<Item = usize> + 'a {
-    (0..hay.len().saturating_sub(needle.len() - 1)).filter(move |&i| {
-        let w = &hay[i..i + needle.len()];
-        let eq = if ignore_case {
-            w.eq_ignore_ascii_case(needle)
+/// Positions where a word starts: the first byte, and each byte after one that is not an
+/// ASCII alphanumeric.
+fn word_start_positions(hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    (0..hay.len()).filter(move |&i| i == 0 || !hay[i - 1].is_ascii_alphanumeric())
+}
+
+/// Whether `needle` (not empty) stands in `hay` at `at`.
+fn starts_at(hay: &[u8], at: usize, needle: &[u8], ignore_case: bool) -> bool {
+    hay.get(at..at + needle.len()).is_some_and(|window| {
+        if ignore_case {
+            window.eq_ignore_ascii_case(needle)
         } else {
-            w == needle
-        };
-        eq && (i == 0 || !hay[i - 1].is_ascii_alphanumeric())
+            window == needle
+        }
     })
 }
 
@@ -412,9 +428,48 @@ const KEY_PREFIXES: &[PrefixRule] = &[
     (b"npm_", 20, is_key_char),
 ];
 
-fn has_key_prefix(b: &[u8]) -> bool {
+/// The bytes a key prefix starts with: a word starting with any other byte is not compared
+/// with the prefixes.
+const KEY_PREFIX_FIRST_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < KEY_PREFIXES.len() {
+        table[KEY_PREFIXES[i].0[0] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// What the words of a text start with, found in one walk over its word starts: a key
+/// prefix with key material after it, an `Authorization:` header or a `Bearer` token, a
+/// JWT (`eyJ…`).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct WordShapes {
+    key_prefix: bool,
+    authorization: bool,
+    jwt: bool,
+}
+
+impl WordShapes {
+    fn of(b: &[u8]) -> WordShapes {
+        let mut found = WordShapes::default();
+        for i in word_start_positions(b) {
+            let first = b[i];
+            found.key_prefix |= KEY_PREFIX_FIRST_BYTES[usize::from(first)] && key_prefix_at(b, i);
+            match first.to_ascii_lowercase() {
+                b'a' => found.authorization |= starts_at(b, i, b"authorization:", true),
+                b'b' => found.authorization |= bearer_token_at(b, i),
+                b'e' => found.jwt |= first == b'e' && jwt_at(b, i),
+                _ => {}
+            }
+        }
+        found
+    }
+}
+
+fn key_prefix_at(b: &[u8], i: usize) -> bool {
     KEY_PREFIXES.iter().any(|&(prefix, min, class)| {
-        word_starts(b, prefix, false).any(|i| run_len(b, i + prefix.len(), class) >= min)
+        starts_at(b, i, prefix, false) && run_len(b, i + prefix.len(), class) >= min
     })
 }
 
@@ -422,48 +477,37 @@ fn is_bearer_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'~' | b'+' | b'/' | b'=' | b'-')
 }
 
-fn has_authorization(b: &[u8]) -> bool {
-    if word_starts(b, b"authorization:", true).next().is_some() {
-        return true;
+fn bearer_token_at(b: &[u8], i: usize) -> bool {
+    if !starts_at(b, i, b"bearer ", true) {
+        return false;
     }
-    word_starts(b, b"bearer ", true).any(|i| {
-        let start = i + 7;
-        let n = run_len(b, start, is_bearer_char);
-        let run = &b[start..start + n];
-        // "Bearer authentication" is prose; a token has a digit, mixed case or a symbol.
-        n >= 8
-            && (run.iter().any(u8::is_ascii_digit)
-                || (run.iter().any(u8::is_ascii_uppercase)
-                    && run.iter().any(u8::is_ascii_lowercase))
-                || run.iter().any(|c| !c.is_ascii_alphanumeric()))
-    })
+    let start = i + 7;
+    let n = run_len(b, start, is_bearer_char);
+    let run = &b[start..start + n];
+    // "Bearer authentication" is prose; a token has a digit, mixed case or a symbol.
+    n >= 8
+        && (run.iter().any(u8::is_ascii_digit)
+            || (run.iter().any(u8::is_ascii_uppercase) && run.iter().any(u8::is_ascii_lowercase))
+            || run.iter().any(|c| !c.is_ascii_alphanumeric()))
 }
 
-fn has_jwt(b: &[u8]) -> bool {
-    word_starts(b, b"eyJ", false).any(|i| run_len(b, i + 3, is_key_char) >= 10)
+fn jwt_at(b: &[u8], i: usize) -> bool {
+    starts_at(b, i, b"eyJ", false) && run_len(b, i + 3, is_key_char) >= 10
 }
 
 fn has_url_userinfo(b: &[u8]) -> bool {
-    let mut i = 0;
-    while i + 3 <= b.len() {
-        if &b[i..i + 3] == b"://" {
-            let rest = &b[i + 3..];
-            let end = rest
-                .iter()
-                .position(|&c| matches!(c, b'/' | b' ' | b'?' | b'#'))
-                .unwrap_or(rest.len());
-            let authority = &rest[..end];
-            if let Some(at) = authority.iter().position(|&c| c == b'@') {
-                if authority[..at].contains(&b':') {
-                    return true;
-                }
-            }
-            i += 3;
-        } else {
-            i += 1;
-        }
-    }
-    false
+    SCHEME_END.find_iter(b).any(|i| {
+        let rest = &b[i + 3..];
+        let end = rest
+            .iter()
+            .position(|&c| matches!(c, b'/' | b' ' | b'?' | b'#'))
+            .unwrap_or(rest.len());
+        let authority = &rest[..end];
+        authority
+            .iter()
+            .position(|&c| c == b'@')
+            .is_some_and(|at| authority[..at].contains(&b':'))
+    })
 }
 
 const SECRET_NAMES: &[&[u8]] = &[
@@ -479,26 +523,23 @@ const SECRET_NAMES: &[&[u8]] = &[
 ];
 
 fn has_credential_assignment(b: &[u8]) -> bool {
-    SECRET_NAMES.iter().any(|name| {
-        // Unlike key prefixes, the name may end a longer key (`GITHUB_TOKEN=`), so any
-        // position counts; what makes it an assignment is what follows.
-        (0..b.len().saturating_sub(name.len() - 1))
-            .filter(|&i| b[i..i + name.len()].eq_ignore_ascii_case(name))
-            .any(|i| {
-                let mut j = i + name.len();
-                let equals = b.get(j) == Some(&b'=');
-                let colon = b.get(j) == Some(&b':');
-                if !(equals || colon) {
-                    return false;
-                }
-                j += 1;
-                if matches!(b.get(j), Some(b'"') | Some(b'\'')) {
-                    j += 1;
-                }
-                // A colon followed by a space is prose ("token: expired"); a mask
-                // (`<…>`, `*`) is not a value.
-                matches!(b.get(j), Some(&c) if !c.is_ascii_whitespace() && c != b'<' && c != b'*' && c != b'"' && c != b'\'')
-            })
+    // What makes an assignment is the `=` or `:` after a secret's name, so only those
+    // (rare) bytes are looked at. Unlike key prefixes, the name may end a longer key
+    // (`GITHUB_TOKEN=`): any name ending right before the sign counts.
+    memchr::memchr2_iter(b'=', b':', b).any(|sign| {
+        let named = SECRET_NAMES.iter().any(|name| {
+            sign >= name.len() && b[sign - name.len()..sign].eq_ignore_ascii_case(name)
+        });
+        if !named {
+            return false;
+        }
+        let mut j = sign + 1;
+        if matches!(b.get(j), Some(b'"') | Some(b'\'')) {
+            j += 1;
+        }
+        // A colon followed by a space is prose ("token: expired"); a mask (`<…>`, `*`) is
+        // not a value.
+        matches!(b.get(j), Some(&c) if !c.is_ascii_whitespace() && c != b'<' && c != b'*' && c != b'"' && c != b'\'')
     })
 }
 
@@ -580,6 +621,10 @@ fn shannon_entropy(run: &[u8]) -> f64 {
         })
         .sum()
 }
+
+#[cfg(test)]
+#[path = "sentence_oracle.rs"]
+mod oracle;
 
 #[cfg(test)]
 mod tests {
