@@ -18,6 +18,7 @@
 //! | `target` | our keys in one settings file: prepare, repair, restore |
 //! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
 //! | `events` | the reference event spool and approval queue |
+//! | `summaries` | each tool's `list_tools` entry, remembered while its detection listing stands |
 //! | `fuzz_harness` (feature `fuzzing`) | the receipt parser's invariants, for the `receipt` fuzz target |
 //!
 //! This module must never decide policy (ADR 0030 forbidden design 6), never report a
@@ -48,6 +49,7 @@ mod repair;
 mod runtime;
 mod status;
 mod stored;
+mod summaries;
 mod sync;
 mod target;
 mod text;
@@ -76,11 +78,10 @@ use devint::backend::{Authorization, ToolAuthorization};
 use devint::backend::{Lifecycle, LifecycleError};
 use devint::time::UnixSecs;
 use devint::verbs::{
-    ApprovalId, ApprovalRelayAck, CapabilityView, PlanArgs, PlanId, PlanView, RemovalView,
-    RepairView, ScopedEventList, StatusView, Support, ToolId, ToolList, ToolSummary, UserInput,
-    VerificationView, VersionLabel,
+    ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
+    ScopedEventList, StatusView, ToolId, ToolList, UserInput, VerificationView,
 };
-use text::{refuse, say};
+use text::refuse;
 
 impl Lifecycle for ReferenceRuntime {
     fn knows_tool(&self, tool: &ToolId) -> bool {
@@ -91,30 +92,8 @@ impl Lifecycle for ReferenceRuntime {
         let tools = self
             .detector
             .list_tools()
-            .into_iter()
-            .filter_map(|l| {
-                Some(ToolSummary {
-                    tool_id: ToolId::parse(l.tool_id).ok()?,
-                    display_name: say(l.display_name),
-                    detected: l.detected.present,
-                    detected_version: l
-                        .detected
-                        .version
-                        .as_ref()
-                        .and_then(|v| VersionLabel::parse(&v.to_string()).ok()),
-                    compatibility: l.detected.compatibility,
-                    capabilities: l
-                        .capabilities
-                        .iter()
-                        .map(|c| CapabilityView {
-                            capability: c.capability,
-                            support: Support::parse(c.support.token()).unwrap_or(Support::Absent),
-                            reason: Some(say(&c.reason)),
-                        })
-                        .collect(),
-                    adapter_ceiling: l.adapter_ceiling,
-                })
-            })
+            .iter()
+            .filter_map(|listing| self.summaries.of(listing))
             .collect();
         Ok(ToolList { tools })
     }

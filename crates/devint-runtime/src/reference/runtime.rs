@@ -20,6 +20,7 @@ use super::journal::{self, RecoveryError};
 use super::layout::{LayoutError, StateLayout};
 use super::plans::PlanStore;
 use super::receipt::Receipt;
+use super::summaries::Summaries;
 use super::text::refuse;
 use crate::adapters::Detector;
 use devint::backend::LifecycleError;
@@ -68,6 +69,8 @@ pub struct ReferenceRuntime {
     pub(super) approvals: Arc<dyn ApprovalAuthority>,
     /// Tool detection and its one cache, on the configured `PATH` and `HOME`.
     pub(super) detector: Detector,
+    /// Each tool's `list_tools` entry, while the detector's listing behind it stands.
+    pub(super) summaries: Summaries,
     /// The next write to fail (fault injection, feature `test-support` only).
     #[cfg(feature = "test-support")]
     fault: Mutex<Option<(WriteSite, i32)>>,
@@ -103,6 +106,7 @@ impl ReferenceRuntime {
             .with_root(config.system_root.clone());
         let runtime = ReferenceRuntime {
             detector,
+            summaries: Summaries::default(),
             config,
             layout,
             plans: PlanStore::default(),
