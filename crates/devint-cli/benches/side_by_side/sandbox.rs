@@ -98,6 +98,7 @@ impl Sandbox {
 
     /// Enrol, start `devint serve`, integrate Claude Code; the runtime is ready to measure.
     pub fn serve(&self) -> Server {
+        let token_file = self.token_file();
         self.run(&[
             "enrol",
             "--client",
@@ -105,6 +106,8 @@ impl Sandbox {
             "--all-tools",
             "--verbs",
             "full",
+            "--token-file",
+            token_file.to_str().expect("a UTF-8 sandbox path"),
         ]);
         let log = std::fs::File::create(self.log()).expect("the runtime's log file");
         let child = self
