@@ -274,6 +274,8 @@ async fn steps(
         ttl: Duration::from_secs(3600),
         token_file: None,
         print: false,
+        // A fresh sandbox: no token of this client to replace.
+        yes: false,
     };
     crate::enrol::enrol(&out, state, &sandbox.socket(), &args)?;
     let ctx = Ctx {

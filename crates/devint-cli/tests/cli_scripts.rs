@@ -276,7 +276,15 @@ fn durations_and_times_are_read_by_humantime() {
         ("45", 45),
         ("2w", 1_209_600),
     ] {
-        let (code, doc) = s.json(&["enrol", "--client", "d", "--all-tools", "--ttl", ttl]);
+        let (code, doc) = s.json(&[
+            "enrol",
+            "--client",
+            "d",
+            "--all-tools",
+            "--ttl",
+            ttl,
+            "--yes",
+        ]);
         assert_eq!(code, 0, "{ttl}: {doc}");
         let r = &doc["result"];
         assert_eq!(

@@ -163,7 +163,8 @@ impl Sandbox {
         child.wait().expect("wait")
     }
 
-    /// Enrol client `cli` with `verbs` on all tools; returns the token id.
+    /// Enrol client `cli` with `verbs` on all tools (replacing its token, if it has one);
+    /// returns the token id.
     pub fn enrol(&self, verbs: &str) -> String {
         let out = self
             .devint()
@@ -176,6 +177,7 @@ impl Sandbox {
                 "--all-tools",
                 "--verbs",
                 verbs,
+                "--yes",
             ])
             .output()
             .unwrap();
