@@ -305,6 +305,21 @@ pub fn ttl() -> Parsed<Duration> {
     })
 }
 
+/// `serve --plan-ttl`: how long a plan stays appliable, at most one day (what `devint
+/// apply --plan` remembers).
+pub fn plan_ttl() -> Parsed<Duration> {
+    parsed(|s| {
+        let d = parse_duration(s)?;
+        if d > Duration::from_secs(86_400) {
+            return Err(format!(
+                "a plan may stay appliable at most one day (got {}); review a new plan instead",
+                words::rough_span(d.as_secs())
+            ));
+        }
+        Ok(d)
+    })
+}
+
 /// `--since`: unix seconds, an RFC 3339 time (`2026-11-29T20:46:59Z`), or an age (`2h`,
 /// `7d`, counted back from now).
 pub fn since() -> Parsed<u64> {

@@ -196,3 +196,47 @@ fn the_demo_narrates_every_step() {
     let (code, _) = s.snapshot("demo", &["demo"]);
     assert_eq!(code, 0);
 }
+
+#[test]
+fn a_long_plan_fits_an_80_column_terminal() {
+    let mut s = Sandbox::new();
+    s.fake_tool("codex", "codex-cli 0.46.0");
+    s.serve();
+    s.enrol("full");
+    let (code, stdout) = s.snapshot_env(
+        "plan_codex_80_columns",
+        &[("COLUMNS", "80")],
+        &["plan", "codex", "--scope", "user", "--profile", "strict"],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.lines().count() > 8, "a long plan: {stdout}");
+    for line in stdout.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line:?}",
+            line.chars().count()
+        );
+    }
+}
+
+#[test]
+fn an_expired_plan_is_refused_and_says_to_review_a_new_one() {
+    let mut s = Sandbox::new();
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    s.serve_args(&["--plan-ttl", "1s"]);
+    s.enrol("full");
+    let (code, stdout, _) = s.run(&["plan", "claude-code", "--scope", "user"]);
+    assert_eq!(code, 0, "{stdout}");
+    let id = plan_id(&stdout);
+    // The runtime's clock, in whole seconds, passes the plan's expiry.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let (code, _) = s.snapshot(
+        "apply_expired_plan",
+        &["apply", "claude-code", "--plan", &id, "--yes"],
+    );
+    assert_ne!(code, 0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
+    let (_, _, stderr) = s.run(&["apply", "claude-code", "--plan", &id, "--yes"]);
+    assert!(stderr.contains("expired"), "{stderr}");
+}
