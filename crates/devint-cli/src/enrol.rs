@@ -456,15 +456,13 @@ pub fn rotate(
     yes: bool,
 ) -> Result<Exit, CliError> {
     let file = BookFile::new(state.book());
-    let current = known(&file.load().map_err(book_error)?, id)?;
-    consent::confirm(
+    confirm_for(
         out,
-        &format!(
-            "Rotate token {id} of client {}? The old token is revoked once the new one is written",
-            current.client_name().as_str()
-        ),
+        &file,
+        id,
         yes,
         "tokens rotate",
+        "The old token is revoked once the new one is written",
     )?;
     let issued_at = words::now_unix_secs();
     let (new_id, secret, old) = file
@@ -522,27 +520,44 @@ pub fn rotate(
     Ok(Exit::Ok)
 }
 
-/// The record of `id`, or the error naming the unknown id.
-fn known(book: &EnrolmentBook, id: &TokenId) -> Result<EnrolmentRecord, CliError> {
-    book.get(id).cloned().ok_or_else(|| {
+/// Ask (unless `yes`) before `action` (`tokens rotate`) changes token `id`, which must be
+/// enrolled (an unknown id is refused before anything is asked); `then` says what follows.
+fn confirm_for(
+    out: &Out,
+    file: &BookFile,
+    id: &TokenId,
+    yes: bool,
+    action: &str,
+    then: &str,
+) -> Result<(), CliError> {
+    let book = file.load().map_err(book_error)?;
+    let record = book.get(id).ok_or_else(|| {
         book_error(devint_net::book::BookFileError::Enrolment(
             devint::auth::EnrolmentError::UnknownTokenId(id.clone()),
         ))
-    })
+    })?;
+    let verb = action.trim_start_matches("tokens ");
+    let mut question = format!(
+        "{} token {id} of client {}? {then}",
+        verb,
+        record.client_name().as_str()
+    );
+    if let Some(first) = question.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    consent::confirm(out, &question, yes, action)
 }
 
 /// Run `tokens revoke`: ask unless `yes`, then revoke.
 pub fn revoke(out: &Out, book: &Path, id: &TokenId, yes: bool) -> Result<Exit, CliError> {
     let file = BookFile::new(book);
-    let current = known(&file.load().map_err(book_error)?, id)?;
-    consent::confirm(
+    confirm_for(
         out,
-        &format!(
-            "Revoke token {id} of client {}? Its next request is denied",
-            current.client_name().as_str()
-        ),
+        &file,
+        id,
         yes,
         "tokens revoke",
+        "Its next request is denied",
     )?;
     let record = file.update(|b| b.revoke(id)).map_err(book_error)?;
     out.result(
