@@ -15,7 +15,8 @@ run() { echo "\$ $*"; eval "$@" 2>&1; }
 devint serve --gateway-url http://127.0.0.1:4000 > /tmp/me/serve.out 2> /tmp/me/serve.err &
 serve_pid=$!
 trap 'kill $serve_pid 2>/dev/null' EXIT
-for _ in $(seq 50); do [ -S /tmp/me/.aa/run/devint.sock ] && break; sleep 0.1; done
+# Ready once it has said everything it says at start (the socket exists a moment earlier).
+for _ in $(seq 100); do grep -q 'stop with Ctrl-C' /tmp/me/serve.out 2>/dev/null && break; sleep 0.1; done
 echo '$ devint serve --gateway-url http://127.0.0.1:4000 &'
 cat /tmp/me/serve.out
 run devint enrol --client cli --all-tools --verbs full

@@ -237,12 +237,36 @@ pub fn policy_id() -> Parsed<PolicyProfileId> {
 
 /// `--plan`: a plan id (opaque to the client: the runtime minted it).
 pub fn plan_id() -> Parsed<PlanId> {
-    parsed(|s| PlanId::parse(s).map_err(|e| e.to_string()))
+    parsed(|s| {
+        PlanId::parse(s).map_err(|e| {
+            not_an_id(
+                "a plan id",
+                e,
+                "copy the id `devint plan` printed, or review a new plan",
+            )
+        })
+    })
 }
 
 /// `approve`'s approval id.
 pub fn approval_id() -> Parsed<ApprovalId> {
-    parsed(|s| ApprovalId::parse(s).map_err(|e| e.to_string()))
+    parsed(|s| {
+        ApprovalId::parse(s).map_err(|e| {
+            not_an_id(
+                "an approval id",
+                e,
+                "copy the id exactly as the tool showed it",
+            )
+        })
+    })
+}
+
+/// The refusal of an id in words: its length and the expected shape, never the input.
+fn not_an_id(what: &str, e: devint::verbs::IdRefusal, fix: &str) -> String {
+    format!(
+        "not {what}: it has {} bytes, and {what} is {}; {fix}",
+        e.got_len, e.expected
+    )
 }
 
 /// A duration: `30d`, `1y`, `1h30m`, `90m`, `3600s` (humantime's units; a bare number is
@@ -274,6 +298,21 @@ pub fn ttl() -> Parsed<Duration> {
         if d > MAX_TTL {
             return Err(format!(
                 "a token may live at most one year (366 days, got {}); enrol again or rotate before it expires",
+                words::rough_span(d.as_secs())
+            ));
+        }
+        Ok(d)
+    })
+}
+
+/// `serve --plan-ttl`: how long a plan stays appliable, at most one day (what `devint
+/// apply --plan` remembers).
+pub fn plan_ttl() -> Parsed<Duration> {
+    parsed(|s| {
+        let d = parse_duration(s)?;
+        if d > Duration::from_secs(86_400) {
+            return Err(format!(
+                "a plan may stay appliable at most one day (got {}); review a new plan instead",
                 words::rough_span(d.as_secs())
             ));
         }

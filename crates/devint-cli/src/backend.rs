@@ -27,6 +27,8 @@ pub struct BackendSite {
     pub project_dir: Option<PathBuf>,
     /// The gateway base URL the built-in policy profiles route model traffic to (checked).
     pub gateway_base_url: Option<PolicyUrl>,
+    /// How long a plan stays appliable.
+    pub plan_ttl: std::time::Duration,
 }
 
 /// Build the backend for `site`; runs crash recovery of any interrupted journal first, then
@@ -39,6 +41,7 @@ pub fn open_backend(site: &BackendSite) -> Result<Arc<dyn Lifecycle>, String> {
     );
     config.project_dir = site.project_dir.clone();
     config.gateway_base_url = site.gateway_base_url.clone();
+    config.plan_ttl = site.plan_ttl;
     let runtime = ReferenceRuntime::open(config).map_err(|e| e.to_string())?;
     let record = json!({ "gateway_base_url": site.gateway_base_url });
     devint_fs::private::write_private_atomically(

@@ -153,7 +153,7 @@ pub enum Command {
     Events(EventsCommand),
     /// Relay your answer to a pending approval (the runtime decides, not devint).
     #[command(
-        after_help = "Example:\n  devint approve claude-code 0123456789abcdef0123456789abcdef approve"
+        after_help = "Example:\n  devint approve claude-code 0123456789abcdef0123456789abcdef approve --yes"
     )]
     Approve(ApproveCommand),
     /// The policy profiles a plan can name, and the values each will write (trusted side).
@@ -355,6 +355,9 @@ pub struct ApproveCommand {
     /// Your answer.
     #[arg(value_parser = args::user_input())]
     pub input: UserInput,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
     /// Which token to use.
     #[command(flatten)]
     pub token: TokenChoice,

@@ -1,7 +1,8 @@
 //! Asking the person at the terminal for consent.
 //!
-//! This module owns the prompts of the mutating commands (`apply`, `repair`, `remove`, and
-//! each privileged host step). It must never assume consent and never block a script: when
+//! This module owns the prompts of the mutating commands (`apply`, `repair`, `remove`,
+//! `approve`, `tokens rotate|revoke`, an `enrol` that replaces a token, and each
+//! privileged host step). It must never assume consent and never block a script: when
 //! stdin is not a terminal it refuses at once (exit 2, saying to pass `--yes`, or, for a
 //! privileged host step, to run at a terminal); at a terminal, end of input or anything
 //! but `y`/`yes` is a refusal (exit 9).
@@ -20,9 +21,7 @@ pub fn confirm(out: &Out, question: &str, yes: bool, action: &str) -> Result<(),
         return Err(CliError::usage(format!(
             "`{action}` asks for confirmation, and standard input is not a terminal"
         ))
-        .fix(format!(
-            "pass --yes to {action} without asking (review first with the preview it prints)"
-        )));
+        .fix(format!("pass --yes to {action} without asking")));
     }
     if ask(out, question) {
         Ok(())

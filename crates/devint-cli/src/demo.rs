@@ -198,6 +198,7 @@ async fn walk(
             devint_runtime::reference::PolicyUrl::parse(DEMO_GATEWAY)
                 .expect("the demo's gateway is a valid URL"),
         ),
+        plan_ttl: devint_runtime::reference::RuntimeConfig::DEFAULT_PLAN_TTL,
     };
     say(
         &out,
@@ -274,6 +275,8 @@ async fn steps(
         ttl: Duration::from_secs(3600),
         token_file: None,
         print: false,
+        // A fresh sandbox: no token of this client to replace.
+        yes: false,
     };
     crate::enrol::enrol(&out, state, &sandbox.socket(), &args)?;
     let ctx = Ctx {
@@ -495,6 +498,40 @@ mod tests {
             edited,
             "{\n  \"env\": {\n    \"A\": \"1\",\n    \"URL\": \"drifted-by-demo\"\n  }\n}\n"
         );
+    }
+
+    /// Quiet JSON output: the walk's narration prints nothing.
+    fn silent() -> Out {
+        Out::detect(
+            crate::output::OutputMode::Json,
+            crate::output::ColorChoice::Never,
+            true,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_walk_that_fails_leaves_no_sandbox_behind() {
+        let sandbox = Sandbox::create(false).unwrap();
+        let root = sandbox.root.clone();
+        // The sandbox HOME cannot be created: the walk fails before any step.
+        std::fs::write(sandbox.home(), "not a directory").unwrap();
+        let result = walk(&sandbox, silent(), std::future::pending()).await;
+        let error = result.unwrap_err();
+        assert!(error.message.contains("sandbox HOME"), "{}", error.message);
+        assert!(root.exists());
+        drop(sandbox);
+        assert!(!root.exists(), "{} was left behind", root.display());
+    }
+
+    #[tokio::test]
+    async fn a_walk_stopped_by_a_signal_stops_its_runtime_and_leaves_no_sandbox_behind() {
+        let sandbox = Sandbox::create(false).unwrap();
+        let root = sandbox.root.clone();
+        let signal = async { stopped(CutShort::Interrupted, "Ctrl-C") };
+        let error = walk(&sandbox, silent(), signal).await.unwrap_err();
+        assert_eq!(error.exit, Status::CutShort(CutShort::Interrupted));
+        drop(sandbox);
+        assert!(!root.exists(), "{} was left behind", root.display());
     }
 
     #[test]

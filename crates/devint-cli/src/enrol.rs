@@ -21,6 +21,7 @@ use devint_net::token_file::{read_token_file, token_file_for_client, write_token
 use serde_json::{json, Value};
 
 use crate::args;
+use crate::consent;
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
 use crate::state::StateDir;
@@ -55,6 +56,10 @@ pub struct EnrolArgs {
     /// Also print the token on stdout (it is a secret: only for piping into a keychain).
     #[arg(long)]
     pub print: bool,
+    /// Do not ask before revoking the client's current token (required when stdin is not
+    /// a terminal and the client is already enrolled).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 fn parse_client(s: &str) -> Result<ClientName, String> {
@@ -218,6 +223,34 @@ fn check_not_anothers(
     }
 }
 
+/// Enrolling a client that holds tokens revokes them: say which, and ask unless `yes`.
+fn confirm_replacing(
+    out: &Out,
+    book: &EnrolmentBook,
+    client: &ClientName,
+    yes: bool,
+) -> Result<(), CliError> {
+    let current: Vec<&str> = book
+        .list()
+        .filter(|r| r.client_name() == client)
+        .map(|r| r.token_id().as_str())
+        .collect();
+    if current.is_empty() || yes {
+        return Ok(());
+    }
+    out.note(&format!(
+        "client {} is enrolled as {}; enrolling it again issues a new token and revokes that one at once",
+        client.as_str(),
+        current.join(", ")
+    ));
+    consent::confirm(
+        out,
+        &format!("Replace the token of client {}?", client.as_str()),
+        yes,
+        "enrol",
+    )
+}
+
 /// Revoke every token of `client` but `keep`; returns the revoked ids.
 fn revoke_others(
     file: &BookFile,
@@ -269,7 +302,9 @@ pub fn enrol(
     };
     let issued_at = words::now_unix_secs();
     let file = BookFile::new(state.book());
-    check_not_anothers(&token_file, client, &file.load().map_err(book_error)?)?;
+    let book = file.load().map_err(book_error)?;
+    check_not_anothers(&token_file, client, &book)?;
+    confirm_replacing(out, &book, client, args.yes)?;
     let (id, secret) = file
         .update(|b| {
             b.issue(
@@ -336,7 +371,7 @@ pub enum TokensAction {
     /// Issue a new token with the same scope, write it to the client's file, then revoke
     /// the old one.
     #[command(
-        after_help = "Example:\n  devint tokens rotate tok_0123456789abcdef0123456789abcdef"
+        after_help = "Example:\n  devint tokens rotate tok_0123456789abcdef0123456789abcdef --yes"
     )]
     Rotate {
         /// The token id (from `devint tokens list`).
@@ -346,15 +381,21 @@ pub enum TokensAction {
         /// socket).
         #[arg(long, value_name = "PATH")]
         token_file: Option<PathBuf>,
+        /// Do not ask for confirmation (required when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// Revoke a token: the next request with it is denied.
     #[command(
-        after_help = "Example:\n  devint tokens revoke tok_0123456789abcdef0123456789abcdef"
+        after_help = "Example:\n  devint tokens revoke tok_0123456789abcdef0123456789abcdef --yes"
     )]
     Revoke {
         /// The token id (from `devint tokens list`).
         #[arg(value_parser = parse_token_id)]
         id: TokenId,
+        /// Do not ask for confirmation (required when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
 }
 
@@ -412,8 +453,17 @@ pub fn rotate(
     socket: &Path,
     id: &TokenId,
     token_file: Option<&Path>,
+    yes: bool,
 ) -> Result<Exit, CliError> {
     let file = BookFile::new(state.book());
+    confirm_for(
+        out,
+        &file,
+        id,
+        yes,
+        "tokens rotate",
+        "The old token is revoked once the new one is written",
+    )?;
     let issued_at = words::now_unix_secs();
     let (new_id, secret, old) = file
         .update(|b| {
@@ -470,11 +520,46 @@ pub fn rotate(
     Ok(Exit::Ok)
 }
 
-/// Run `tokens revoke`.
-pub fn revoke(out: &Out, book: &Path, id: &TokenId) -> Result<Exit, CliError> {
-    let record = BookFile::new(book)
-        .update(|b| b.revoke(id))
-        .map_err(book_error)?;
+/// Ask (unless `yes`) before `action` (`tokens rotate`) changes token `id`, which must be
+/// enrolled (an unknown id is refused before anything is asked); `then` says what follows.
+fn confirm_for(
+    out: &Out,
+    file: &BookFile,
+    id: &TokenId,
+    yes: bool,
+    action: &str,
+    then: &str,
+) -> Result<(), CliError> {
+    let book = file.load().map_err(book_error)?;
+    let record = book.get(id).ok_or_else(|| {
+        book_error(devint_net::book::BookFileError::Enrolment(
+            devint::auth::EnrolmentError::UnknownTokenId(id.clone()),
+        ))
+    })?;
+    let verb = action.trim_start_matches("tokens ");
+    let mut question = format!(
+        "{} token {id} of client {}? {then}",
+        verb,
+        record.client_name().as_str()
+    );
+    if let Some(first) = question.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    consent::confirm(out, &question, yes, action)
+}
+
+/// Run `tokens revoke`: ask unless `yes`, then revoke.
+pub fn revoke(out: &Out, book: &Path, id: &TokenId, yes: bool) -> Result<Exit, CliError> {
+    let file = BookFile::new(book);
+    confirm_for(
+        out,
+        &file,
+        id,
+        yes,
+        "tokens revoke",
+        "Its next request is denied",
+    )?;
+    let record = file.update(|b| b.revoke(id)).map_err(book_error)?;
     out.result(
         "tokens revoke",
         None,

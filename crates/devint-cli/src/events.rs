@@ -1,15 +1,16 @@
 //! `devint events TOOL` and `devint approve TOOL ID INPUT`: the v2 verbs.
 //!
 //! DI-API clients of `scoped_events` (already-redacted verdict records) and
-//! `approval_relay` (relays the person's input; the runtime adjudicates, never this
-//! command). The approval id is checked by the core's type before anything is sent, and
-//! the runtime's acknowledgement must echo it.
+//! `approval_relay` (relays the person's input, after consent: `--yes`, or `y` at a
+//! terminal; the runtime adjudicates, never this command). The approval id is checked by
+//! the core's type before anything is sent, and the runtime's acknowledgement must echo it.
 
 use devint::time::UnixSecs;
 use devint::verbs::Verb;
 
 use crate::cli::{ApproveCommand, EventsCommand};
 use crate::connect::{open, Ctx};
+use crate::consent;
 use crate::exit::{CliError, Exit};
 use crate::render;
 
@@ -30,11 +31,28 @@ pub async fn events(ctx: &Ctx, cmd: &EventsCommand) -> Result<Exit, CliError> {
 /// Run `approve`.
 pub async fn approve(ctx: &Ctx, cmd: &ApproveCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "approve", Verb::ApprovalRelay).await?;
+    consent::confirm(
+        &ctx.out,
+        &format!(
+            "Relay your answer \"{}\" for approval {} of {}?",
+            crate::words::user_input(cmd.input),
+            cmd.id,
+            cmd.tool
+        ),
+        cmd.yes,
+        "approve",
+    )
+    .map_err(|e| rs.fail(e))?;
     let ack = rs
         .client
         .approval_relay(cmd.tool.clone(), cmd.id.clone(), cmd.input)
         .await
-        .map_err(|e| rs.refused(Verb::ApprovalRelay, Some(&cmd.tool), e))?;
+        .map_err(|e| {
+            // An approval the runtime does not hold open (unknown, another tool's, already
+            // answered) is its refusal, never a success.
+            rs.refused(Verb::ApprovalRelay, Some(&cmd.tool), e)
+                .context(&format!("approval {}", cmd.id))
+        })?;
     if ack.approval_id != cmd.id || ack.relayed_input != cmd.input {
         return Err(rs.fail(CliError::internal(format!(
             "the runtime acknowledged approval {} ({}), not the {} ({}) that was sent",

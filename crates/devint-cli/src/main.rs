@@ -231,10 +231,12 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
         Command::Enrol(args) => enrol::enrol(&out, &state()?, &socket()?, args),
         Command::Tokens { action } => match action {
             TokensAction::List => enrol::list(&out, &state()?.book()),
-            TokensAction::Rotate { id, token_file } => {
-                enrol::rotate(&out, &state()?, &socket()?, id, token_file.as_deref())
-            }
-            TokensAction::Revoke { id } => enrol::revoke(&out, &state()?.book(), id),
+            TokensAction::Rotate {
+                id,
+                token_file,
+                yes,
+            } => enrol::rotate(&out, &state()?, &socket()?, id, token_file.as_deref(), *yes),
+            TokensAction::Revoke { id, yes } => enrol::revoke(&out, &state()?.book(), id, *yes),
         },
         Command::Whoami(_) => {
             let ctx = ctx()?;

@@ -263,6 +263,11 @@ impl Page {
     pub fn table(&self, header: &[&str]) -> crate::table::Table {
         crate::table::Table::new(header, self.width)
     }
+
+    /// `text` with its long lines wrapped to fit this page ([`crate::table::fit`]).
+    pub fn fit(&self, text: &str) -> String {
+        crate::table::fit(text, self.width)
+    }
 }
 
 /// ANSI colour, or nothing.

@@ -37,6 +37,10 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub gateway_url: Option<String>,
+    /// How long a plan stays appliable after `devint plan` made it (`15m`, `1h`, `90s`; at
+    /// most a day). An expired plan is refused and must be reviewed again.
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = crate::args::plan_ttl())]
+    pub plan_ttl: std::time::Duration,
 }
 
 /// A runtime ready to serve: bound socket, server, and the state directory's lock.
@@ -134,6 +138,7 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
         path_env: std::env::var("PATH").unwrap_or_default(),
         project_dir: args.project_dir.clone(),
         gateway_base_url: gateway_url(args.gateway_url.as_deref())?,
+        plan_ttl: args.plan_ttl,
     };
     let shutdown = shutdown_signal()?;
     let runtime = prepare(socket, state, &site)?;

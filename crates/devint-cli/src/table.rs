@@ -1,9 +1,9 @@
 //! Tables for people: columns separated by two spaces, no borders, wrapped to fit the
 //! terminal (`COLUMNS`, else the terminal's width; unbounded when neither is known).
 //!
-//! This module owns table layout (through `comfy-table`) and the terminal width. Cells are
-//! plain text: colour inside a cell would be counted as width, so it must never be
-//! passed one (a debug assertion guards it).
+//! This module owns table layout (through `comfy-table`), wrapping long lines of prose
+//! ([`fit`]) and the terminal width. Cells are plain text: colour inside a cell would be
+//! counted as width, so it must never be passed one (a debug assertion guards it).
 
 use std::io::IsTerminal;
 
@@ -29,6 +29,67 @@ pub fn terminal_width() -> Option<u16> {
             .map(|size| size.ws_col)
             .filter(|w| *w > 0)
     })
+}
+
+/// `text` with each line longer than `width` wrapped at spaces; a continuation line is
+/// indented two spaces more than its line. Escape codes have no width; a word longer than
+/// the line stays whole; lines that fit (a table's) are unchanged. No `width`: unchanged.
+pub fn fit(text: &str, width: Option<u16>) -> String {
+    let Some(width) = width.map(|w| usize::from(w.max(MIN_WIDTH))) else {
+        return text.to_owned();
+    };
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if visible_width(line) <= width {
+            out.push_str(line);
+            continue;
+        }
+        let rest = line.trim_start_matches(' ');
+        let indent = &line[..line.len() - rest.len()];
+        let hang = format!("{indent}  ");
+        out.push_str(indent);
+        let mut column = indent.len();
+        let mut first = true;
+        for word in rest.split(' ').filter(|w| !w.is_empty()) {
+            let w = visible_width(word);
+            if !first && column + 1 + w > width {
+                out.push('\n');
+                out.push_str(&hang);
+                column = hang.len();
+                first = true;
+            }
+            if !first {
+                out.push(' ');
+                column += 1;
+            }
+            out.push_str(word);
+            column += w;
+            first = false;
+        }
+    }
+    out
+}
+
+/// The width `text` takes on a terminal: characters, not counting ANSI escape codes.
+fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: ESC [ parameters… final byte (@ to ~).
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) && c != '[' {
+                    break;
+                }
+            }
+        } else {
+            width += 1;
+        }
+    }
+    width
 }
 
 /// A table with a header row.
@@ -103,6 +164,20 @@ mod tests {
         t.row(["a", "x"]);
         t.row(["longer", "y"]);
         assert_eq!(t.render(""), "TOOL    STATE\na       x\nlonger  y\n");
+    }
+
+    #[test]
+    fn long_lines_wrap_at_spaces_under_their_indent_and_escapes_have_no_width() {
+        let text = "  warning: \x1b[33mthe gateway provider\x1b[0m reads its key from OPENAI_API_KEY\nshort\n";
+        let fitted = fit(text, Some(40));
+        assert_eq!(
+            fitted,
+            "  warning: \x1b[33mthe gateway provider\x1b[0m reads\n    its key from OPENAI_API_KEY\nshort\n"
+        );
+        for line in fitted.lines() {
+            assert!(visible_width(line) <= 40, "{line:?}");
+        }
+        assert_eq!(fit(text, None), text);
     }
 
     #[test]

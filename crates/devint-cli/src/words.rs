@@ -240,6 +240,39 @@ pub fn user_input(u: UserInput) -> &'static str {
     }
 }
 
+/// A sentence of the runtime's with each capability token in it (`model_gateway_base_url`,
+/// a whole lowercase word) read as words (`model gateway URL`); everything else, key names
+/// and paths included, unchanged.
+pub fn prose(sentence: &str) -> String {
+    let is_token_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+    let mut out = String::with_capacity(sentence.len());
+    let mut rest = sentence;
+    while let Some(start) = rest.find(is_token_char) {
+        let (before, from) = rest.split_at(start);
+        out.push_str(before);
+        let end = from.find(|c| !is_token_char(c)).unwrap_or(from.len());
+        let (word, after) = from.split_at(end);
+        // Part of a longer name (`env.http_proxy`, `ANTHROPIC_BASE_URL`, `hooks.json`): left
+        // as it is; a sentence's own full stop or comma does not join.
+        let name_char = |c: char| c.is_ascii_alphanumeric() || "._-/~".contains(c);
+        let joined_before = before.chars().next_back().is_some_and(name_char);
+        let mut next = after.chars();
+        let joined_after = match next.next() {
+            Some('.') => next.next().is_some_and(|c| c.is_ascii_alphanumeric()),
+            Some(c) => name_char(c),
+            None => false,
+        };
+        let whole = !joined_before && !joined_after;
+        match CapabilityName::parse(word) {
+            Ok(c) if whole => out.push_str(capability(c)),
+            _ => out.push_str(word),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `snake_case` or `kebab-case` as words.
 pub fn spaced(token: &str) -> String {
     token.replace(['_', '-'], " ")
@@ -333,6 +366,26 @@ mod tests {
         assert_eq!(rough_span(30 * 86_400), "30 days");
         assert_eq!(rough_span(30 * 86_400 - 3), "30 days");
         assert_eq!(rough_span(3 * 365 * 86_400), "3 years");
+    }
+
+    #[test]
+    fn a_sentence_reads_its_capability_tokens_as_words_and_leaves_names_alone() {
+        assert_eq!(
+            prose("Set env.ANTHROPIC_BASE_URL in ~/.claude/settings.json (model_gateway_base_url)"),
+            "Set env.ANTHROPIC_BASE_URL in ~/.claude/settings.json (model gateway URL)"
+        );
+        assert_eq!(
+            prose("Restore the original http_proxy settings in ~/.codex/config.toml"),
+            "Restore the original HTTP proxy settings in ~/.codex/config.toml"
+        );
+        assert_eq!(
+            prose("env.http_proxy and /x/hooks"),
+            "env.http_proxy and /x/hooks"
+        );
+        assert_eq!(
+            prose("héllo hooks, mcp_governance."),
+            "héllo hooks, MCP governance."
+        );
     }
 
     #[test]

@@ -330,3 +330,52 @@ fn serve_refuses_a_socket_directory_others_can_enter() {
     let mode = std::fs::metadata(s.run_dir()).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o755);
 }
+
+#[test]
+fn approve_relays_only_with_consent_and_only_an_approval_that_is_waiting() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let approvals = s.state().join("devint/runtime/approvals");
+    std::fs::create_dir_all(&approvals).unwrap();
+    let id = "0123456789abcdef0123456789abcdef";
+    std::fs::write(
+        approvals.join("pending.jsonl"),
+        format!("{{\"approval_id\": \"{id}\", \"tool_id\": \"claude-code\"}}\n"),
+    )
+    .unwrap();
+    let queue = approvals.join("queue.jsonl");
+    // No terminal, no --yes: refused before anything is relayed.
+    s.devint()
+        .args(["approve", "claude-code", id, "approve"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pass --yes to approve"));
+    assert!(!queue.exists());
+    // A well-formed id the runtime holds no open approval for is refused, not relayed.
+    let unknown = "fedcba9876543210fedcba9876543210";
+    s.devint()
+        .args(["approve", "claude-code", unknown, "approve", "--yes"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(format!("approval {unknown}: ")))
+        .stderr(predicate::str::contains("no approval"));
+    // Another tool's approval is not this tool's.
+    s.devint()
+        .args(["approve", "codex", id, "approve", "--yes"])
+        .assert()
+        .failure();
+    assert!(!queue.exists());
+    s.devint()
+        .args(["approve", "claude-code", id, "approve", "--yes"])
+        .assert()
+        .code(0);
+    let queued = std::fs::read_to_string(&queue).unwrap();
+    assert_eq!(queued.lines().count(), 1, "{queued}");
+    assert!(queued.contains(id), "{queued}");
+    // Answered: a second answer is refused.
+    s.devint()
+        .args(["approve", "claude-code", id, "deny", "--yes"])
+        .assert()
+        .failure();
+}

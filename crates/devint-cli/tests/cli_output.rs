@@ -59,6 +59,7 @@ fn the_journey_reads_as_words_with_one_result_line_per_command() {
         "events",
         &["events", "claude-code", "--since", "2023-11-14T22:13:20Z"],
     );
+    raise_approval(&s, "0123456789abcdef0123456789abcdef");
     s.snapshot(
         "approve",
         &[
@@ -66,6 +67,7 @@ fn the_journey_reads_as_words_with_one_result_line_per_command() {
             "claude-code",
             "0123456789abcdef0123456789abcdef",
             "defer",
+            "--yes",
         ],
     );
     s.snapshot("remove", &["remove", "claude-code", "--yes"]);
@@ -86,14 +88,26 @@ fn the_journey_reads_as_words_with_one_result_line_per_command() {
         .as_str()
         .unwrap()
         .to_owned();
-    s.snapshot("tokens_rotate", &["tokens", "rotate", &id]);
+    s.snapshot("tokens_rotate", &["tokens", "rotate", &id, "--yes"]);
     let (_, list) = s.json(&["tokens", "list"]);
     let id = list["result"]["tokens"][0]["token_id"]
         .as_str()
         .unwrap()
         .to_owned();
-    s.snapshot("tokens_revoke", &["tokens", "revoke", &id]);
+    s.snapshot("tokens_revoke", &["tokens", "revoke", &id, "--yes"]);
     s.snapshot("tokens_list_empty", &["tokens", "list"]);
+}
+
+/// The gateway raises approval `id` for claude-code (the reference runtime's
+/// `approvals/pending.jsonl`).
+fn raise_approval(s: &Sandbox, id: &str) {
+    let dir = s.state().join("devint/runtime/approvals");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("pending.jsonl"),
+        format!("{{\"approval_id\": \"{id}\", \"tool_id\": \"claude-code\"}}\n"),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -126,6 +140,25 @@ fn refusals_name_what_was_refused_and_what_to_do() {
     s.snapshot(
         "flag_does_not_apply",
         &["status", "--state-dir", "/nonexistent"],
+    );
+    s.snapshot(
+        "approve_unknown",
+        &[
+            "approve",
+            "claude-code",
+            "fedcba9876543210fedcba9876543210",
+            "approve",
+            "--yes",
+        ],
+    );
+    s.snapshot(
+        "approve_without_yes",
+        &[
+            "approve",
+            "claude-code",
+            "fedcba9876543210fedcba9876543210",
+            "approve",
+        ],
     );
     s.snapshot(
         "apply_unknown_plan",
@@ -162,4 +195,48 @@ fn the_demo_narrates_every_step() {
     let s = Sandbox::new();
     let (code, _) = s.snapshot("demo", &["demo"]);
     assert_eq!(code, 0);
+}
+
+#[test]
+fn a_long_plan_fits_an_80_column_terminal() {
+    let mut s = Sandbox::new();
+    s.fake_tool("codex", "codex-cli 0.46.0");
+    s.serve();
+    s.enrol("full");
+    let (code, stdout) = s.snapshot_env(
+        "plan_codex_80_columns",
+        &[("COLUMNS", "80")],
+        &["plan", "codex", "--scope", "user", "--profile", "strict"],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.lines().count() > 8, "a long plan: {stdout}");
+    for line in stdout.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line:?}",
+            line.chars().count()
+        );
+    }
+}
+
+#[test]
+fn an_expired_plan_is_refused_and_says_to_review_a_new_one() {
+    let mut s = Sandbox::new();
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::write(&settings, SETTINGS).unwrap();
+    s.serve_args(&["--plan-ttl", "1s"]);
+    s.enrol("full");
+    let (code, stdout, _) = s.run(&["plan", "claude-code", "--scope", "user"]);
+    assert_eq!(code, 0, "{stdout}");
+    let id = plan_id(&stdout);
+    // The runtime's clock, in whole seconds, passes the plan's expiry.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let (code, _) = s.snapshot(
+        "apply_expired_plan",
+        &["apply", "claude-code", "--plan", &id, "--yes"],
+    );
+    assert_ne!(code, 0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
+    let (_, _, stderr) = s.run(&["apply", "claude-code", "--plan", &id, "--yes"]);
+    assert!(stderr.contains("expired"), "{stderr}");
 }

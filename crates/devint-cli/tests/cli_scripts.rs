@@ -276,7 +276,15 @@ fn durations_and_times_are_read_by_humantime() {
         ("45", 45),
         ("2w", 1_209_600),
     ] {
-        let (code, doc) = s.json(&["enrol", "--client", "d", "--all-tools", "--ttl", ttl]);
+        let (code, doc) = s.json(&[
+            "enrol",
+            "--client",
+            "d",
+            "--all-tools",
+            "--ttl",
+            ttl,
+            "--yes",
+        ]);
         assert_eq!(code, 0, "{ttl}: {doc}");
         let r = &doc["result"];
         assert_eq!(
@@ -396,6 +404,17 @@ fn completion_offers_tool_ids_and_every_enumerated_value() {
         let commands = complete(&s, shell, &["devint", "enr"]);
         assert!(commands.contains("enrol"), "{shell}: {commands}");
     }
+    // Global options' values complete too, wherever the option is written.
+    for shell in ["bash", "zsh", "fish"] {
+        let outputs = complete(&s, shell, &["devint", "--output", ""]);
+        for v in ["human", "json"] {
+            assert!(outputs.contains(v), "{shell}: {outputs}");
+        }
+        let colours = complete(&s, shell, &["devint", "status", "--color", ""]);
+        for v in ["auto", "always", "never"] {
+            assert!(colours.contains(v), "{shell}: {colours}");
+        }
+    }
     // Client names come from the token files beside the socket.
     s.enrol("full");
     s.devint()
@@ -448,4 +467,46 @@ fn manual_pages_are_generated_for_every_command() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o111, 0);
+}
+
+#[test]
+fn plan_and_apply_help_list_every_value_of_scope_profile_and_level() {
+    let s = Sandbox::new();
+    for command in ["plan", "apply"] {
+        let out = s.devint().args([command, "--help"]).output().unwrap();
+        assert!(out.status.success());
+        let help = String::from_utf8(out.stdout).unwrap();
+        // Each flag's section of the help, up to the next flag.
+        let section = |flag: &str| {
+            let start = help
+                .find(&format!("{flag} <"))
+                .unwrap_or_else(|| panic!("{command} --help has no {flag}: {help}"));
+            let rest = &help[start + flag.len()..];
+            let end = rest.find("\n  -").unwrap_or(rest.len());
+            rest[..end].to_owned()
+        };
+        for (flag, values) in [
+            ("--scope", &["user", "project", "managed"][..]),
+            ("--profile", &["recommended", "strict", "observe_only"]),
+            (
+                "--level",
+                &[
+                    "not_installed",
+                    "detected_not_integrated",
+                    "partially_integrated",
+                    "integrated",
+                    "gateway_protected",
+                    "host_enforced",
+                ],
+            ),
+        ] {
+            let text = section(flag);
+            for v in values {
+                assert!(
+                    text.contains(v),
+                    "{command} {flag} does not list {v}: {text}"
+                );
+            }
+        }
+    }
 }

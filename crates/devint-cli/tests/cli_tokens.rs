@@ -83,7 +83,10 @@ fn a_revoked_token_is_denied_on_the_next_command_with_exit_8() {
     s.serve();
     let id = s.enrol("full");
     s.devint().arg("tools").assert().code(0);
-    s.devint().args(["tokens", "revoke", &id]).assert().code(0);
+    s.devint()
+        .args(["tokens", "revoke", &id, "--yes"])
+        .assert()
+        .code(0);
     s.devint()
         .arg("tools")
         .assert()
@@ -98,7 +101,7 @@ fn rotate_writes_the_new_token_and_the_old_one_is_denied() {
     let id = s.enrol("full");
     let old_copy = s.root().join("old.token");
     std::fs::copy(s.token_file(), &old_copy).unwrap();
-    let (code, doc) = s.json(&["tokens", "rotate", &id]);
+    let (code, doc) = s.json(&["tokens", "rotate", &id, "--yes"]);
     assert_eq!(code, 0);
     assert_ne!(doc["result"]["token_id"], id.as_str());
     assert_ne!(
@@ -233,7 +236,19 @@ fn enrolling_a_client_again_rotates_its_token_and_revokes_the_old_one_at_once() 
     let old_copy = s.root().join("old.token");
     std::fs::copy(s.token_file(), &old_copy).unwrap();
     std::fs::set_permissions(&old_copy, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let (code, doc) = s.json(&["enrol", "--client", "cli", "--all-tools", "--verbs", "full"]);
+    let again = ["enrol", "--client", "cli", "--all-tools", "--verbs", "full"];
+    // Without a terminal and without --yes, the old token is not revoked behind its back.
+    s.devint()
+        .args(again)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pass --yes"))
+        .stderr(predicate::str::contains(first.as_str()));
+    let (_, list) = s.json(&["tokens", "list"]);
+    assert_eq!(list["result"]["tokens"][0]["token_id"], first.as_str());
+    assert_eq!(list["result"]["tokens"].as_array().unwrap().len(), 1);
+    s.devint().arg("tools").assert().code(0);
+    let (code, doc) = s.json(&[&again[..], &["--yes"]].concat());
     assert_eq!(code, 0, "{doc}");
     assert_eq!(doc["result"]["revoked_token_ids"][0], first.as_str());
     s.devint().arg("tools").assert().code(0);
@@ -366,4 +381,38 @@ fn a_ttl_above_one_year_is_refused_and_nothing_is_enrolled() {
         .args(["enrol", "--client", "cli", "--all-tools", "--ttl", "1y"])
         .assert()
         .code(0);
+}
+
+#[test]
+fn rotate_and_revoke_without_a_terminal_refuse_without_yes_and_change_nothing() {
+    let mut s = Sandbox::new();
+    s.serve();
+    let id = s.enrol("full");
+    let token = std::fs::read(s.token_file()).unwrap();
+    for verb in ["rotate", "revoke"] {
+        s.devint()
+            .args(["tokens", verb, &id])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "pass --yes to tokens {verb}"
+            )));
+    }
+    let (_, list) = s.json(&["tokens", "list"]);
+    let tokens = list["result"]["tokens"].as_array().unwrap();
+    assert_eq!(tokens.len(), 1, "{list}");
+    assert_eq!(tokens[0]["token_id"], id.as_str());
+    assert_eq!(std::fs::read(s.token_file()).unwrap(), token);
+    s.devint().arg("tools").assert().code(0);
+}
+
+#[test]
+fn revoke_asks_at_a_terminal_and_no_keeps_the_token() {
+    let mut s = Sandbox::new();
+    s.serve();
+    let id = s.enrol("full");
+    let (code, screen) = s.at_terminal(&["tokens", "revoke", &id], "n\n");
+    assert_eq!(code, 9, "{screen}");
+    assert!(screen.contains("Revoke token"), "{screen}");
+    s.devint().arg("tools").assert().code(0);
 }

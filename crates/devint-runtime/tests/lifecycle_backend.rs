@@ -669,32 +669,99 @@ fn events_come_from_the_spool_and_malformed_lines_are_skipped() {
     );
 }
 
+/// Relay `input` for `id` on claude-code.
+fn relay(
+    c: &mut Client,
+    rt: &ReferenceRuntime,
+    id: &ApprovalId,
+    input: UserInput,
+) -> Result<VerbResult, Refused> {
+    c.call(
+        rt,
+        VerbCall::ApprovalRelay {
+            tool: claude(),
+            approval_id: id.clone(),
+            input,
+        },
+    )
+}
+
+/// The gateway raises approval `id` for `tool` (`approvals/pending.jsonl`).
+fn raise(sb: &Sandbox, id: &str, tool: &str) {
+    use std::io::Write;
+    let dir = sb.state.join("approvals");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("pending.jsonl"))
+        .unwrap();
+    writeln!(f, "{}", json!({"approval_id": id, "tool_id": tool})).unwrap();
+}
+
+fn queued(sb: &Sandbox) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(sb.state.join("approvals/queue.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn approval_relay_is_accepted_for_adjudication_only() {
     let (sb, rt, mut c) = setup();
     let id = ApprovalId::random();
-    let ack = match c
-        .call(
-            &rt,
-            VerbCall::ApprovalRelay {
-                tool: claude(),
-                approval_id: id.clone(),
-                input: UserInput::Approve,
-            },
-        )
-        .unwrap()
-    {
+    raise(&sb, id.as_str(), "claude-code");
+    let ack = match relay(&mut c, &rt, &id, UserInput::Approve).unwrap() {
         VerbResult::ApprovalRelay(a) => a,
         other => panic!("{other:?}"),
     };
     assert_eq!(ack.approval_id, id);
     assert_eq!(ack.relayed_input, UserInput::Approve);
-    let queue = std::fs::read_to_string(sb.state.join("approvals/queue.jsonl")).unwrap();
-    let line: serde_json::Value = serde_json::from_str(queue.lines().next().unwrap()).unwrap();
+    let queue = queued(&sb);
+    let line = &queue[0];
     assert_eq!(line["approval_id"], id.as_str());
     assert_eq!(line["input"], "approve");
     assert_eq!(line["client_name"], "ide");
     assert!(line.get("decision").is_none() && line.get("verdict").is_none());
+}
+
+#[test]
+fn approval_relay_refuses_an_approval_that_is_not_waiting_and_queues_nothing() {
+    let (sb, rt, mut c) = setup();
+    // Never raised: a well-formed id the gateway does not know.
+    let unknown = ApprovalId::random();
+    let refused = relay(&mut c, &rt, &unknown, UserInput::Approve).unwrap_err();
+    assert_eq!(refused.code, LIFECYCLE);
+    assert!(
+        refused.message.contains("no approval"),
+        "{}",
+        refused.message
+    );
+    assert!(!refused.remediation.is_empty());
+    // Raised for another tool.
+    let codex = ApprovalId::random();
+    raise(&sb, codex.as_str(), "codex");
+    assert_eq!(
+        relay(&mut c, &rt, &codex, UserInput::Deny)
+            .unwrap_err()
+            .code,
+        LIFECYCLE
+    );
+    assert!(queued(&sb).is_empty());
+    // `defer` leaves it waiting; `deny` answers it, and a second answer is refused.
+    let id = ApprovalId::random();
+    raise(&sb, id.as_str(), "claude-code");
+    relay(&mut c, &rt, &id, UserInput::Defer).unwrap();
+    relay(&mut c, &rt, &id, UserInput::Deny).unwrap();
+    assert_eq!(
+        relay(&mut c, &rt, &id, UserInput::Approve)
+            .unwrap_err()
+            .code,
+        LIFECYCLE
+    );
+    let inputs: Vec<_> = queued(&sb).iter().map(|l| l["input"].clone()).collect();
+    assert_eq!(inputs, [json!("defer"), json!("deny")]);
 }
 
 #[test]

@@ -34,7 +34,7 @@ pub fn events(p: &Page, tool: &str, since: u64, list: &ScopedEventList) -> Strin
 /// A relayed approval answer.
 pub fn approval(tool: &str, ack: &ApprovalRelayAck) -> String {
     format!(
-        "Relayed your answer \"{}\" for approval {} of {tool} at {}.\nThe runtime decides what happens; devint only passes your answer on and cannot tell whether the approval was still pending.\n",
+        "Relayed your answer \"{}\" for approval {} of {tool} at {}.\nThe runtime accepted it for adjudication: it decides what happens, not devint.\n",
         words::user_input(ack.relayed_input),
         ack.approval_id,
         words::time(ack.accepted_at_unix_secs.get())

@@ -4,7 +4,8 @@
 //! This module owns presentation only. It must never derive or upgrade a protection state
 //! (ADR 0030 §4.2 rule 4: the runtime computes it, a client renders it): where it marks a
 //! rung out of reach it says which capability on this host is missing, and it shows the
-//! runtime's own sentences (`blocked_because`, `state_reason`, details) unchanged. Wire
+//! runtime's own sentences (`blocked_because`, `state_reason`, details) unchanged, but for
+//! a step's sentence, whose capability tokens read as words ([`words::prose`]). Wire
 //! tokens stay in `--output json`; a person reads words.
 
 mod events;
@@ -63,26 +64,28 @@ fn policy(p: &PolicyView) -> String {
     line
 }
 
-/// The steps of a plan or a removal: what each does, as whom, whether it can be undone,
-/// then what each touches.
+/// The steps of a plan or a removal, numbered (the runtime's step ids are in
+/// `--output json`): what each does, as whom, whether it can be undone, then what a step
+/// touches that its sentence does not already name.
 fn steps(p: &Page, steps: &[StepView]) -> String {
     let mut t = p.table(&["STEP", "WHAT IT DOES", "RUNS AS", "UNDOABLE"]);
-    for step in steps {
+    for (n, step) in steps.iter().enumerate() {
         t.row([
-            step.id.to_string(),
-            step.summary.to_string(),
+            (n + 1).to_string(),
+            words::prose(step.summary.as_str()),
             words::privilege(step.privilege).to_owned(),
             if step.reversible { "yes" } else { "no" }.to_owned(),
         ]);
     }
     let mut out = t.render("  ");
-    for step in steps {
+    for (n, step) in steps.iter().enumerate() {
         let keys: Vec<&str> = step.managed_keys.iter().map(|k| k.as_str()).collect();
         let files: Vec<&str> = step.artifact_paths.iter().map(|f| f.as_str()).collect();
-        if keys.is_empty() && files.is_empty() {
+        let summary = step.summary.as_str();
+        if keys.iter().chain(&files).all(|name| summary.contains(name)) {
             continue;
         }
-        let mut touched = format!("  {} touches", step.id);
+        let mut touched = format!("  step {} touches", n + 1);
         if !keys.is_empty() {
             let _ = write!(touched, " {}", keys.join(", "));
             if !files.is_empty() {

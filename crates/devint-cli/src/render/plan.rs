@@ -25,8 +25,8 @@ fn body(p: &Page, plan: &PlanView) -> String {
     if let Some(pp) = &plan.policy_profile {
         let _ = writeln!(
             out,
-            "  policy profile: {} ({}; `devint profile show {}` shows its values)",
-            pp.display_name, pp.id, pp.id
+            "  policy profile: {}; its values: `devint profile show {}`",
+            pp.display_name, pp.id
         );
     }
     out.push('\n');
@@ -72,7 +72,7 @@ pub fn plan(p: &Page, plan: &PlanView) -> String {
             plan.tool_id, plan.plan_id
         );
     }
-    out
+    p.fit(&out)
 }
 
 /// `devint apply`: the plan about to be applied, for review before the question (ends
@@ -86,7 +86,7 @@ pub fn plan_preview(p: &Page, plan: &PlanView) -> String {
     );
     out.push_str(&body(p, plan));
     out.push('\n');
-    out
+    p.fit(&out)
 }
 
 /// What an apply did, in one line, then the level it left and what would raise it.

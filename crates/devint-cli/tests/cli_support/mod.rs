@@ -20,6 +20,13 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
+    /// Put a fake `name` on the sandbox's PATH that prints `version` (as `--version` does).
+    pub fn fake_tool(&self, name: &str, version: &str) {
+        let path = self.bin().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\necho \"{version}\"\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
     /// A fresh sandbox with a fake `claude` 2.0.14 on its PATH.
     pub fn new() -> Sandbox {
         let dir = tempfile::Builder::new()
@@ -108,8 +115,18 @@ impl Sandbox {
         self.serve_with(socket, &state)
     }
 
+    /// Start `devint serve EXTRA…` on the default socket.
+    pub fn serve_args(&mut self, extra: &[&str]) -> usize {
+        let (socket, state) = (self.socket(), self.state());
+        self.spawn_serve(&socket, &state, extra)
+    }
+
     /// Start `devint serve` on `socket` over the state directory `state`.
     pub fn serve_with(&mut self, socket: &Path, state: &Path) -> usize {
+        self.spawn_serve(socket, state, &[])
+    }
+
+    fn spawn_serve(&mut self, socket: &Path, state: &Path, extra: &[&str]) -> usize {
         let log = self
             .root()
             .join(format!("serve-{}.out", self.servers.len()));
@@ -121,6 +138,7 @@ impl Sandbox {
         c.env("AA_DEVINT_SOCKET", socket)
             .env("AA_DEVINT_STATE_DIR", state)
             .arg("serve")
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&log).unwrap())
             .stderr(Stdio::null());
@@ -163,7 +181,8 @@ impl Sandbox {
         child.wait().expect("wait")
     }
 
-    /// Enrol client `cli` with `verbs` on all tools; returns the token id.
+    /// Enrol client `cli` with `verbs` on all tools (replacing its token, if it has one);
+    /// returns the token id.
     pub fn enrol(&self, verbs: &str) -> String {
         let out = self
             .devint()
@@ -176,6 +195,7 @@ impl Sandbox {
                 "--all-tools",
                 "--verbs",
                 verbs,
+                "--yes",
             ])
             .output()
             .unwrap();
@@ -190,7 +210,17 @@ impl Sandbox {
 
     /// Run `devint ARGS` (human output); returns (exit code, stdout, stderr).
     pub fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = self.devint().args(args).output().unwrap();
+        self.run_env(&[], args)
+    }
+
+    /// Run `devint ARGS` with `env` over the sandbox's environment; returns (exit code,
+    /// stdout, stderr).
+    pub fn run_env(&self, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+        let mut c = self.devint();
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.args(args).output().unwrap();
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8(out.stdout).unwrap(),
@@ -261,7 +291,12 @@ impl Sandbox {
 
     /// Run `devint ARGS` and snapshot its exit code, stdout and stderr as `name`.
     pub fn snapshot(&self, name: &str, args: &[&str]) -> (i32, String) {
-        let (code, stdout, stderr) = self.run(args);
+        self.snapshot_env(name, &[], args)
+    }
+
+    /// [`Sandbox::snapshot`] with `env` over the sandbox's environment.
+    pub fn snapshot_env(&self, name: &str, env: &[(&str, &str)], args: &[&str]) -> (i32, String) {
+        let (code, stdout, stderr) = self.run_env(env, args);
         let shown = format!(
             "$ devint {}\n{stdout}{}[exit {code}]\n",
             args.join(" "),

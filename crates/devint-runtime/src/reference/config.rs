@@ -177,11 +177,24 @@ pub struct RelayedApproval<'a> {
     pub relayed_at_unix_secs: UnixSecs,
 }
 
+/// Why an approval authority did not accept a relayed input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RelayRefusal {
+    /// No approval with this id is waiting for an answer on this tool: never raised, raised
+    /// for another tool, or already answered with `approve` or `deny`.
+    #[error("no approval with this id is waiting for an answer on this tool")]
+    NotPending,
+    /// The authority could not answer.
+    #[error(transparent)]
+    Unavailable(#[from] SourceError),
+}
+
 /// Accepts relayed user input for adjudication. It never answers with a decision: the
 /// acknowledgement says only that the input was accepted for adjudication.
 pub trait ApprovalAuthority: Send + Sync {
-    /// Accept `relayed` for adjudication, durably.
-    fn accept(&self, relayed: &RelayedApproval<'_>) -> Result<(), SourceError>;
+    /// Accept `relayed` for adjudication, durably, if its approval is waiting for an answer
+    /// on its tool ([`RelayRefusal::NotPending`] otherwise, and nothing is recorded).
+    fn accept(&self, relayed: &RelayedApproval<'_>) -> Result<(), RelayRefusal>;
 }
 
 /// Which operation a journal point (and a journal record) belongs to. Stored in the journal

@@ -1,14 +1,18 @@
 //! The reference [`EventSource`] (a spool of already-redacted verdict records a gateway
-//! writes into `events/*.jsonl`) and the reference [`ApprovalAuthority`] (an append-only
-//! queue, `approvals/queue.jsonl`, the adjudicating authority reads).
+//! writes into `events/*.jsonl`) and the reference [`ApprovalAuthority`] (the approvals a
+//! gateway raised, `approvals/pending.jsonl`, and an append-only queue of relayed answers,
+//! `approvals/queue.jsonl`, the adjudicating authority reads).
 //!
-//! Owns reading the spool and appending to the queue. It must never fabricate a verdict or
-//! a decision: events are only what the spool says, malformed lines are skipped, and a
-//! relayed approval is only ever "accepted for adjudication".
+//! Owns reading the spool and the pending approvals, and appending to the queue. It must
+//! never fabricate a verdict or a decision: events are only what the spool says, malformed
+//! lines are skipped, an answer is queued only for an approval the gateway raised for that
+//! tool and nobody answered with `approve` or `deny` yet, and a relayed approval is only
+//! ever "accepted for adjudication".
 //!
 //! Spool record (one JSON object per line, documented in `docs/lifecycle.md`):
 //! `{"occurred_at_unix_secs": 1764400000, "tool_id": "claude-code", "verdict_kind": "deny",
-//! "mechanism": "hooks", "count": 1, "redaction_labels": ["aws_access_key"]}`.
+//! "mechanism": "hooks", "count": 1, "redaction_labels": ["aws_access_key"]}`. Pending
+//! approval record: `{"approval_id": "9b2e…", "tool_id": "claude-code"}`.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -19,7 +23,7 @@ use serde::Deserialize;
 
 use devint_fs::read::{self, Follow, Limit};
 
-use super::config::{ApprovalAuthority, EventSource, RelayedApproval, SourceError};
+use super::config::{ApprovalAuthority, EventSource, RelayRefusal, RelayedApproval, SourceError};
 use devint::time::UnixSecs;
 use devint::verbs::{MechanismName, RedactionLabel, ScopedEvent, ToolId, VerdictKind};
 
@@ -144,10 +148,58 @@ impl QueueAuthority {
     pub fn queue(&self) -> PathBuf {
         self.dir.join("queue.jsonl")
     }
+
+    /// The pending approvals file (written by the gateway).
+    pub fn pending(&self) -> PathBuf {
+        self.dir.join("pending.jsonl")
+    }
+
+    /// Whether `relayed` answers an approval raised for its tool and not yet answered with
+    /// `approve` or `deny` (a `defer` leaves it waiting).
+    fn waiting(&self, relayed: &RelayedApproval<'_>) -> Result<bool, SourceError> {
+        let is_ours = |v: &serde_json::Value| {
+            v["approval_id"].as_str() == Some(relayed.approval.as_str())
+                && v["tool_id"].as_str() == Some(relayed.tool.as_str())
+        };
+        let raised = lines(&self.pending(), "pending approvals file")?
+            .iter()
+            .any(is_ours);
+        let answered = || -> Result<bool, SourceError> {
+            Ok(lines(&self.queue(), "approval queue")?
+                .iter()
+                .any(|v| is_ours(v) && matches!(v["input"].as_str(), Some("approve" | "deny"))))
+        };
+        Ok(raised && !answered()?)
+    }
+}
+
+/// The JSON objects of a JSON-lines file (none when it is missing; malformed lines
+/// skipped).
+fn lines(
+    path: &std::path::Path,
+    what: &'static str,
+) -> Result<Vec<serde_json::Value>, SourceError> {
+    let limit = Limit {
+        what,
+        ..Limit::EVENT_SPOOL
+    };
+    let text = read::read_text(path, Follow::Symlinks, limit)
+        .map_err(|e| {
+            tracing::warn!(error = %e, "{what} unreadable");
+            SourceError(format!("the {what} cannot be read"))
+        })?
+        .unwrap_or_default();
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
 }
 
 impl ApprovalAuthority for QueueAuthority {
-    fn accept(&self, relayed: &RelayedApproval<'_>) -> Result<(), SourceError> {
+    fn accept(&self, relayed: &RelayedApproval<'_>) -> Result<(), RelayRefusal> {
+        if !self.waiting(relayed)? {
+            return Err(RelayRefusal::NotPending);
+        }
         let line = serde_json::json!({
             "approval_id": relayed.approval.as_str(),
             "tool_id": relayed.tool.as_str(),
@@ -170,6 +222,7 @@ impl ApprovalAuthority for QueueAuthority {
             .map_err(fail)?;
         file.write_all(format!("{line}\n").as_bytes())
             .map_err(fail)?;
-        file.sync_all().map_err(fail)
+        file.sync_all().map_err(fail)?;
+        Ok(())
     }
 }

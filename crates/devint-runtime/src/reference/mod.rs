@@ -56,7 +56,7 @@ mod text;
 
 pub use config::{
     ApprovalAuthority, EventSource, HostAttestation, JournalOperation, JournalPoint, JournalStage,
-    ProbeObservation, ProtectionProbe, RelayedApproval, RuntimeConfig, SourceError,
+    ProbeObservation, ProtectionProbe, RelayRefusal, RelayedApproval, RuntimeConfig, SourceError,
 };
 pub use credential::withhold as withholds_prior_value;
 pub use events::{QueueAuthority, SpoolEventSource};
@@ -154,7 +154,16 @@ impl Lifecycle for ReferenceRuntime {
                 client: auth.client_name(),
                 relayed_at_unix_secs: auth.now(),
             })
-            .map_err(|e| refuse(e.to_string(), "check the approval queue, then relay again"))?;
+            .map_err(|e| match e {
+                // Spec §6: whether an id is known is the backend's answer, LIFECYCLE_ERROR.
+                RelayRefusal::NotPending => refuse(
+                    e.to_string(),
+                    "relay the approval id the tool shows for a request still waiting for an answer",
+                ),
+                RelayRefusal::Unavailable(e) => {
+                    refuse(e.to_string(), "check the approval queue, then relay again")
+                }
+            })?;
         Ok(ApprovalRelayAck {
             approval_id: approval.clone(),
             relayed_input: input,
