@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
 use devint::audit::{
-    AuditError, AuditEvent, AuditKind, AuditOutcome, AuditSink, AuthFailureReason, ConnectionLimit,
+    AuditError, AuditEvent, AuditKind, EvictedStage, AuditOutcome, AuditSink, AuthFailureReason, ConnectionLimit,
     FanoutSink, FrameRefusal, MemoryAuditSink, MutationOutcome, MutationVerb, NegotiationFailure,
     ToolRef, TracingAuditSink, INVALID_TOOL_MARKER,
 };
@@ -86,6 +86,10 @@ fn every_kind_serialises_to_a_closed_tag_and_only_enum_reasons() {
         AuditKind::UnavailableAtVersion,
         AuditKind::ConnectionRefusedAtLimit {
             limit: ConnectionLimit::PerUid,
+        },
+        AuditKind::ConnectionEvicted {
+            limit: ConnectionLimit::Total,
+            stage: EvictedStage::Negotiated,
         },
         AuditKind::HandshakeTimeout,
         AuditKind::SentenceRefused,

@@ -31,6 +31,7 @@ use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, Se
 
 use super::clock::unix_now;
 use super::runtime::Shared;
+use super::slots::Slot;
 
 // Held by every open connection, idle or not: small enough for the 16 KiB per idle
 // connection budget; a large frame just takes more reads.
@@ -72,6 +73,7 @@ pub(crate) async fn run_connection(
     shared: Arc<Shared>,
     stream: UnixStream,
     conn: AnyConnection,
+    slot: Slot,
     stop: watch::Receiver<bool>,
 ) {
     let meta = conn.meta();
@@ -84,6 +86,9 @@ pub(crate) async fn run_connection(
         shared,
         stream,
         conn,
+        slot,
+        busy: false,
+        marked_negotiated: false,
     };
     task.drive(stop).instrument(span).await
 }
@@ -99,6 +104,13 @@ struct Task {
     out: Vec<u8>,
     /// False once the peer closed its side, the session closed, or shutdown began.
     reading: bool,
+    /// This connection's slot: marked busy while a call is in flight (never evicted
+    /// then), idle again once every answer is written.
+    slot: Slot,
+    /// Whether the slot is marked busy.
+    busy: bool,
+    /// Whether the slot knows the connection negotiated.
+    marked_negotiated: bool,
 }
 
 impl Task {
@@ -152,7 +164,18 @@ impl Task {
                 buf.clear();
                 start = 0;
             }
+            if !self.marked_negotiated && self.conn.version().is_some() {
+                self.marked_negotiated = true;
+                self.slot.negotiated();
+            }
             self.promote_ready();
+            if self.busy && self.queue.is_empty() {
+                // Every call answered: idle again, so evictable, idle since now (an
+                // eviction is acted on only after the flush below, so the answers still
+                // go out whole).
+                self.busy = false;
+                self.slot.set_busy(false);
+            }
             if !self.out.is_empty() && !self.flush(limits.write_timeout).await {
                 return;
             }
@@ -208,6 +231,12 @@ impl Task {
                         self.act(step, now);
                     }
                 }
+                // Issue 16 item 6: evicted (idle, at a limit) to make room for a new
+                // connection; the eviction was audited by the accept loop.
+                () = self.slot.evicted(), if !self.busy => {
+                    tracing::debug!("evicted at the connection limit; closing");
+                    break;
+                }
                 _ = stop.changed(), if !stopping => {
                     stopping = true;
                     self.reading = false;
@@ -241,6 +270,16 @@ impl Task {
 
     /// Run an authorised call here if it never blocks, else on the blocking pool.
     fn dispatch(&mut self, dispatch: Dispatch, now: UnixSecs) {
+        if !self.busy {
+            if !self.slot.set_busy(true) {
+                // Evicted while idle, before this call started: it never runs (the
+                // client sees a closed connection, and nothing was applied).
+                tracing::debug!("evicted before a call started; closing");
+                self.reading = false;
+                return;
+            }
+            self.busy = true;
+        }
         let verb = dispatch.call().verb();
         let inline = verb.rule().mutation.is_none()
             && self.shared.backend.call_kind(verb) == CallKind::NonBlocking;

@@ -3,7 +3,8 @@
 //! This module owns sockets, timers, tasks and limits, and nothing else: it makes no
 //! protocol decision (every decision is [`devint::session`]'s). It accepts on a socket bound
 //! by [`crate::transport::bind_secure`], checks the peer's uid before reading a byte,
-//! enforces connection limits (total and per uid), the handshake, idle, per-request and
+//! enforces connection limits (total and per uid; at a limit the longest-idle connection
+//! is evicted to make room, so a flood cannot lock the user out), the handshake, idle, per-request and
 //! write timeouts, runs authorised calls off the async worker threads with answers in
 //! request order, and shuts down gracefully.
 //!
