@@ -6,9 +6,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
 use devint::audit::{
-    AuditError, AuditEvent, AuditKind, EvictedStage, AuditOutcome, AuditSink, AuthFailureReason, ConnectionLimit,
-    FanoutSink, FrameRefusal, MemoryAuditSink, MutationOutcome, MutationVerb, NegotiationFailure,
-    ToolRef, TracingAuditSink, INVALID_TOOL_MARKER,
+    AuditError, AuditEvent, AuditKind, AuditOutcome, AuditSink, AuthFailureReason, ConnectionLimit,
+    EvictedStage, FanoutSink, FrameRefusal, MemoryAuditSink, MutationOutcome, MutationVerb,
+    NegotiationFailure, ToolRef, TracingAuditSink, INVALID_TOOL_MARKER,
 };
 use devint::auth::{AuthDenial, ClientName, TokenId};
 use devint::time::UnixSecs;
@@ -66,6 +66,20 @@ fn the_event_has_exactly_the_spec_fields_and_no_free_form_one() {
     assert_eq!(v["verb"], "apply");
     assert_eq!(v["tool"], "codex");
     assert_eq!(v["outcome"], "succeeded");
+}
+
+#[test]
+fn the_refusal_summary_carries_its_type_and_a_count_and_nothing_else() {
+    let kind = AuditKind::RefusalsSummarised { count: 84 };
+    let v = serde_json::to_value(kind).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"type": "refusals_summarised", "count": 84})
+    );
+    assert_eq!(
+        AuditEvent::new(UnixSecs::new(0), kind).outcome,
+        AuditOutcome::Refused
+    );
 }
 
 #[test]

@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use devint::audit::{AuditEvent, AuditKind};
 use devint::backend::{CallKind, CancelSignal, LifecycleError};
 use devint::session::{denied, AnyConnection, DenialCause, Dispatch, ServerEnv, Step};
 use devint::time::UnixSecs;
@@ -30,6 +31,7 @@ use devint::verbs::Sentence;
 use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, ServerFrame};
 
 use super::clock::unix_now;
+use super::refusals::{RefusalBudget, REFUSALS_PER_WINDOW};
 use super::runtime::Shared;
 use super::slots::Slot;
 
@@ -89,6 +91,7 @@ pub(crate) async fn run_connection(
         slot,
         busy: false,
         marked_negotiated: false,
+        refusals: RefusalBudget::new(std::time::Instant::now()),
     };
     task.drive(stop).instrument(span).await
 }
@@ -111,6 +114,17 @@ struct Task {
     busy: bool,
     /// Whether the slot knows the connection negotiated.
     marked_negotiated: bool,
+    /// How many of this connection's refusals are recorded one by one.
+    refusals: RefusalBudget,
+}
+
+impl Drop for Task {
+    /// Whatever happened to the connection, refusals counted and not yet summarised are.
+    fn drop(&mut self) {
+        if let Some(count) = self.refusals.take_summary() {
+            self.summarise_refusals(count);
+        }
+    }
 }
 
 impl Task {
@@ -255,7 +269,7 @@ impl Task {
                 close,
             } => {
                 for event in &audit {
-                    self.shared.record_refusal(event);
+                    self.record_refusal(event);
                 }
                 if let Some(frame) = frame {
                     self.answer(&frame);
@@ -266,6 +280,33 @@ impl Task {
             }
             Step::Dispatch(dispatch) => self.dispatch(dispatch, now),
         }
+    }
+
+    /// Record a refusal within this connection's budget: past it, counted for one summary
+    /// record instead (issue 16 item 7).
+    fn record_refusal(&mut self, event: &AuditEvent) {
+        let verdict = self.refusals.refusal(std::time::Instant::now());
+        if let Some(count) = verdict.summary {
+            self.summarise_refusals(count);
+        }
+        if verdict.began_counting {
+            tracing::warn!(
+                per_window = REFUSALS_PER_WINDOW,
+                "repeated refusals on this connection: further ones this window are counted, not recorded one by one"
+            );
+        }
+        if verdict.record {
+            self.shared.record_refusal(event);
+        }
+    }
+
+    fn summarise_refusals(&self, count: u32) {
+        let meta = self.conn.meta();
+        self.shared.record_refusal(
+            &AuditEvent::new(unix_now(), AuditKind::RefusalsSummarised { count })
+                .with_connection(meta.id)
+                .with_peer_uid(meta.peer_uid),
+        );
     }
 
     /// Run an authorised call here if it never blocks, else on the blocking pool.

@@ -23,6 +23,8 @@ mod clock;
 mod config;
 #[cfg(not(loom))]
 mod connection;
+#[cfg(not(loom))]
+mod refusals;
 mod runtime;
 mod slots;
 
@@ -30,5 +32,7 @@ mod slots;
 pub use accept::ServeError;
 pub use clock::unix_now;
 pub use config::{Limits, ServeConfig, ENABLE_ENV};
+#[cfg(not(loom))]
+pub use refusals::{REFUSALS_PER_WINDOW, REFUSAL_WINDOW};
 pub use runtime::{ProvenanceFn, Server, ServerBuilder};
-pub use slots::{ConnectionSlots, Slot, SlotRefusal};
+pub use slots::{Admission, ConnectionSlots, Evicted, Slot, SlotRefusal, Stage};
