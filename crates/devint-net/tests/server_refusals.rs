@@ -11,29 +11,39 @@ mod server_support;
 use devint_net::server::REFUSALS_PER_WINDOW;
 use server_support::*;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn repeated_refusals_from_one_connection_are_counted_in_one_summary_record() {
-    const SENT: u32 = 100;
-    let mut rt = start_counting(limits());
+/// `n` requests with a token never enrolled on one connection, each answered with a
+/// denial; then the connection is closed.
+async fn refused_requests(rt: &Running, n: u32) {
     let mut raw = rt.raw_negotiated().await;
     let unknown = "7".repeat(64);
-    for id in 1..=u64::from(SENT) {
+    for id in 1..=u64::from(n) {
         raw.send(&[request(&VerbCall::ListTools, id, &unknown)])
             .await;
         let answer = raw.recv().await.expect("every refused request is answered");
         assert!(matches!(answer, ServerFrame::Denied(_)), "{answer:?}");
         assert_eq!(answered_id(&answer), id);
     }
-    drop(raw);
+}
+
+/// The auth failures recorded one by one.
+fn recorded_one_by_one(rt: &Running) -> u32 {
+    rt.audit
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, AuditKind::AuthFailure { .. }))
+        .count() as u32
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_refusals_from_one_connection_are_counted_in_one_summary_record() {
+    const SENT: u32 = 100;
+    let mut rt = start_counting(limits());
+    refused_requests(&rt, SENT).await;
     rt.wait_audited("the summary", |k| {
         matches!(k, AuditKind::RefusalsSummarised { .. })
     })
     .await;
     let events = rt.audit.events();
-    let one_by_one = events
-        .iter()
-        .filter(|e| matches!(e.kind, AuditKind::AuthFailure { .. }))
-        .count() as u32;
     let summaries: Vec<_> = events
         .iter()
         .filter_map(|e| match e.kind {
@@ -41,7 +51,7 @@ async fn repeated_refusals_from_one_connection_are_counted_in_one_summary_record
             _ => None,
         })
         .collect();
-    assert_eq!(one_by_one, REFUSALS_PER_WINDOW);
+    assert_eq!(recorded_one_by_one(&rt), REFUSALS_PER_WINDOW);
     let connection = events
         .iter()
         .find(|e| matches!(e.kind, AuditKind::AuthFailure { .. }))
@@ -55,24 +65,12 @@ async fn repeated_refusals_from_one_connection_are_counted_in_one_summary_record
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refusals_within_the_budget_are_each_recorded_and_need_no_summary() {
     let mut rt = start_counting(limits());
-    let mut raw = rt.raw_negotiated().await;
-    let unknown = "7".repeat(64);
-    for id in 1..=u64::from(REFUSALS_PER_WINDOW) {
-        raw.send(&[request(&VerbCall::ListTools, id, &unknown)])
-            .await;
-        assert_eq!(answered_id(&raw.recv().await.unwrap()), id);
-    }
-    drop(raw);
+    refused_requests(&rt, REFUSALS_PER_WINDOW).await;
     wait_until("the connection closed", || {
         rt.server.open_connections() == 0
     })
     .await;
-    let events = rt.audit.events();
-    let one_by_one = events
-        .iter()
-        .filter(|e| matches!(e.kind, AuditKind::AuthFailure { .. }))
-        .count() as u32;
-    assert_eq!(one_by_one, REFUSALS_PER_WINDOW);
+    assert_eq!(recorded_one_by_one(&rt), REFUSALS_PER_WINDOW);
     assert!(!rt.audited(|k| matches!(k, AuditKind::RefusalsSummarised { .. })));
     rt.shutdown().await;
 }
