@@ -84,6 +84,30 @@ async fn a_flood_of_idle_connections_cannot_lock_out_the_user() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_negotiated_idle_connections_cannot_lock_out_the_user() {
+    const FLOOD: u64 = 1_100;
+    raise_open_file_limit(3 * FLOOD + 512);
+    let limits = limits();
+    let max = limits.max_connections as u64;
+    let mut rt = start_counting(limits);
+    let mut flood = Vec::new();
+    for _ in 0..FLOOD {
+        flood.push(rt.raw_negotiated().await);
+    }
+    let mut client = rt.negotiate().await.authorize(rt.secret());
+    guarded("list_tools", client.list_tools()).await.unwrap();
+    // The oldest negotiated-but-never-authorised connections made room, each audited.
+    let want: Vec<(u64, EvictedStage)> = (1..=FLOOD + 1 - max)
+        .map(|id| (id, EvictedStage::Negotiated))
+        .collect();
+    assert_eq!(evictions(&rt), want);
+    assert!(flood[0].until_closed().await.is_empty());
+    assert_eq!(rt.server.open_connections() as u64, max);
+    drop(flood);
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eviction_takes_the_unauthenticated_first_then_the_longest_idle_never_a_call_in_flight() {
     let (gate, backend) = gated_codex();
     let mut rt = start(
