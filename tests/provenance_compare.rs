@@ -156,7 +156,7 @@ fn field_report_names_each_field() {
 #[test]
 fn no_provenance_is_unverifiable() {
     assert_eq!(
-        Standing::assess(None, &ours(), 1),
+        Standing::assess(None, &ours(), &sockets(1)),
         Standing::Unverifiable(UnverifiableBecause::NoProvenance)
     );
 }
@@ -166,14 +166,18 @@ fn executable_not_present_is_refuted_even_on_a_match() {
     let mut p = peer("0.1.0", SHA_A, "checkout");
     p.executable_present = false;
     assert_eq!(
-        Standing::assess(Some(&p), &ours(), 1),
+        Standing::assess(Some(&p), &ours(), &sockets(1)),
         Standing::Refuted(RefutedBecause::ExecutableGone)
     );
 }
 
 #[test]
 fn mismatch_is_refuted() {
-    let s = Standing::assess(Some(&peer("0.1.0", SHA_B, "checkout")), &ours(), 1);
+    let s = Standing::assess(
+        Some(&peer("0.1.0", SHA_B, "checkout")),
+        &ours(),
+        &sockets(1),
+    );
     assert!(
         matches!(s, Standing::Refuted(RefutedBecause::DifferentBuild(_))),
         "{s:?}"
@@ -182,7 +186,7 @@ fn mismatch_is_refuted() {
 
 #[test]
 fn unverifiable_comparison_is_unverifiable() {
-    let s = Standing::assess(Some(&peer("0.1.0", SHA_A, "absent")), &ours(), 1);
+    let s = Standing::assess(Some(&peer("0.1.0", SHA_A, "absent")), &ours(), &sockets(1));
     assert!(
         matches!(
             s,
@@ -195,29 +199,67 @@ fn unverifiable_comparison_is_unverifiable() {
 
 #[test]
 fn match_with_one_runtime_is_verified() {
-    let s = Standing::assess(Some(&peer("0.1.0", SHA_A, "checkout")), &ours(), 1);
+    let s = Standing::assess(
+        Some(&peer("0.1.0", SHA_A, "checkout")),
+        &ours(),
+        &sockets(1),
+    );
     assert_eq!(s, Standing::Verified);
     assert_eq!(s.token(), "verified");
+}
+
+/// `n` socket paths as the multiplicity scan reports them.
+fn sockets(n: usize) -> Vec<std::path::PathBuf> {
+    (0..n)
+        .map(|i| format!("/run/user/1000/devint-{i}.sock").into())
+        .collect()
 }
 
 #[test]
 fn more_than_one_reachable_runtime_is_refuted_even_on_a_match() {
     let p = peer("0.1.0", SHA_A, "checkout");
     assert_eq!(
-        Standing::assess(Some(&p), &ours(), 2),
-        Standing::Refuted(RefutedBecause::MultipleRuntimes { reachable: 2 })
+        Standing::assess(Some(&p), &ours(), &sockets(2)),
+        Standing::Refuted(RefutedBecause::MultipleRuntimes {
+            reachable: sockets(2)
+        })
     );
     // A positive finding wins over an absence of provenance too.
     assert!(matches!(
-        Standing::assess(None, &ours(), 3),
-        Standing::Refuted(RefutedBecause::MultipleRuntimes { reachable: 3 })
+        Standing::assess(None, &ours(), &sockets(3)),
+        Standing::Refuted(RefutedBecause::MultipleRuntimes { reachable }) if reachable.len() == 3
     ));
+}
+
+#[test]
+fn the_multiplicity_refusal_names_the_other_sockets() {
+    let s = Standing::assess(None, &ours(), &sockets(2));
+    let Standing::Refuted(why) = s else {
+        panic!("{s:?}")
+    };
+    assert_eq!(
+        why.to_string(),
+        "2 runtimes are reachable in the socket's directory: \
+         \"/run/user/1000/devint-0.sock\", \"/run/user/1000/devint-1.sock\""
+    );
+    // Many sockets: the first few named, the rest counted; control bytes escaped.
+    let mut many = sockets(6);
+    many[0] = "/run/x/devint-\u{1b}[2J.sock".into();
+    let text = RefutedBecause::MultipleRuntimes { reachable: many }.to_string();
+    assert!(text.starts_with("6 runtimes are reachable"), "{text}");
+    assert!(text.contains("devint-3.sock"), "{text}");
+    assert!(!text.contains("devint-4.sock"), "{text}");
+    assert!(text.ends_with("and 2 more"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
 }
 
 #[test]
 fn zero_counted_runtimes_do_not_refute() {
     let p = peer("0.1.0", SHA_A, "checkout");
-    assert_eq!(Standing::assess(Some(&p), &ours(), 0), Standing::Verified);
+    assert_eq!(
+        Standing::assess(Some(&p), &ours(), &sockets(0)),
+        Standing::Verified
+    );
 }
 
 // ---- what a standing permits (spec §8 table, exit codes §9) ----
@@ -256,7 +298,11 @@ fn refuted_refuses_everything_with_10() {
 
 #[test]
 fn refusal_for_a_different_build_names_the_fields() {
-    let s = Standing::assess(Some(&peer("0.1.0", SHA_B, "checkout")), &ours(), 1);
+    let s = Standing::assess(
+        Some(&peer("0.1.0", SHA_B, "checkout")),
+        &ours(),
+        &sockets(1),
+    );
     let msg = s.permits(false).unwrap_err().to_string();
     assert!(msg.contains("build_sha mismatched"), "{msg}");
 }

@@ -84,6 +84,19 @@ pub enum ConnectionLimit {
     PerUid,
 }
 
+/// How far an evicted connection had got (the eviction order: first evicted first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EvictedStage {
+    /// It had not finished its `Hello`.
+    Handshake,
+    /// It had negotiated but never had a call authorised.
+    Negotiated,
+    /// It had had calls authorised, and was idle.
+    Authorised,
+}
+
 /// How a lifecycle mutation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -134,8 +147,22 @@ pub enum AuditKind {
         /// Which one.
         limit: ConnectionLimit,
     },
+    /// An idle connection was closed at a limit to make room for a new one (the longest
+    /// idle of the earliest stage; never one with a call in flight).
+    ConnectionEvicted {
+        /// The limit that was reached.
+        limit: ConnectionLimit,
+        /// How far the evicted connection had got.
+        stage: EvictedStage,
+    },
     /// The peer did not complete the handshake in time.
     HandshakeTimeout,
+    /// One connection's refusals past the per-window record limit, counted instead of
+    /// recorded one by one (written when the window ends or the connection closes).
+    RefusalsSummarised {
+        /// How many refusals this record stands for.
+        count: u32,
+    },
     /// A backend's free text was refused as credential-shaped and replaced.
     SentenceRefused,
     /// `apply`, `repair` or `remove` ran.
@@ -174,7 +201,9 @@ impl AuditKind {
             | AuditKind::NegotiationFailed { .. }
             | AuditKind::FrameRefused { .. }
             | AuditKind::ConnectionRefusedAtLimit { .. }
+            | AuditKind::ConnectionEvicted { .. }
             | AuditKind::HandshakeTimeout
+            | AuditKind::RefusalsSummarised { .. }
             | AuditKind::SentenceRefused => AuditOutcome::Refused,
             AuditKind::LifecycleMutation { outcome, .. } => match outcome {
                 MutationOutcome::Succeeded | MutationOutcome::PartiallySucceeded => {

@@ -18,7 +18,7 @@ pub use crate::verbs::MutationVerb;
 /// Tool ids are recorded through [`ToolRef`] (defined beside `ToolId` in [`crate::verbs`]).
 pub use crate::verbs::{ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX, TOOL_REF_MAX_HEX_RUN};
 pub use event::{
-    AuditEvent, AuditKind, AuditOutcome, AuthFailureReason, ConnectionLimit, FrameRefusal,
-    MutationOutcome, NegotiationFailure,
+    AuditEvent, AuditKind, AuditOutcome, AuthFailureReason, ConnectionLimit, EvictedStage,
+    FrameRefusal, MutationOutcome, NegotiationFailure,
 };
 pub use sink::{AuditError, AuditSink, FanoutSink, MemoryAuditSink, TracingAuditSink};

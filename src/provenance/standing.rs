@@ -1,6 +1,8 @@
 //! The client's [`Standing`] towards the runtime that answered, and what it permits (spec
 //! §8, exit codes §9).
 
+use std::path::PathBuf;
+
 use super::compare::{compare, FieldReport, Verdict};
 use super::identity::BuildIdentity;
 use crate::exit::Exit;
@@ -19,15 +21,23 @@ pub enum UnverifiableBecause {
     NotAuthoritative(FieldReport),
 }
 
+/// Sockets a multiplicity refusal names at most; the rest are counted.
+pub const NAMED_SOCKETS_MAX: usize = 4;
+
 /// Why a standing is refuted: a positive finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RefutedBecause {
     /// More than one runtime accepted a connection in the socket's directory.
-    #[error("{reachable} runtimes are reachable in the socket's directory")]
+    #[error(
+        "{} runtimes are reachable in the socket's directory: {}",
+        .reachable.len(),
+        name_sockets(.reachable)
+    )]
     MultipleRuntimes {
-        /// How many answered.
-        reachable: usize,
+        /// The sockets that accepted a connection (local paths, opaque), the answering
+        /// one among them.
+        reachable: Vec<PathBuf>,
     },
     /// The file at the runtime's executable path is no longer the binary it runs.
     #[error("the runtime's executable was deleted or replaced since it started")]
@@ -37,8 +47,22 @@ pub enum RefutedBecause {
     DifferentBuild(FieldReport),
 }
 
+/// The sockets of a multiplicity refusal, each quoted (control bytes escaped), the first
+/// [`NAMED_SOCKETS_MAX`] by name and the rest counted.
+fn name_sockets(sockets: &[PathBuf]) -> String {
+    let mut named: Vec<String> = sockets
+        .iter()
+        .take(NAMED_SOCKETS_MAX)
+        .map(|p| format!("{p:?}"))
+        .collect();
+    if sockets.len() > NAMED_SOCKETS_MAX {
+        named.push(format!("and {} more", sockets.len() - NAMED_SOCKETS_MAX));
+    }
+    named.join(", ")
+}
+
 /// How far a client may trust that the runtime which answered is the one it was built with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
     /// Same build, executable present, no duplicate observed. An attribution claim about
     /// this connection, never a claim that no other runtime serves.
@@ -65,7 +89,7 @@ pub enum Permit {
 }
 
 /// A command refused because of the standing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum StandingRefusal {
     /// Refused everywhere: exit 10.
@@ -101,19 +125,19 @@ impl Standing {
     // spec[S8-STANDING] §8: no provenance → unverifiable; executable gone or Mismatch →
     // refuted; Unverifiable → unverifiable; Match → verified.
     /// The standing from the `HelloAck`'s provenance (if any), our own identity, and the
-    /// multiplicity scan's count (spec §8). Refutations are positive findings and win over
+    /// sockets the multiplicity scan found answering (spec §8). Refutations are positive findings and win over
     /// absences; otherwise, in the spec's order: no provenance → unverifiable; executable
     /// not present → refuted; Mismatch → refuted; Unverifiable → unverifiable; Match →
     /// verified.
     pub fn assess(
         provenance: Option<&pb::RuntimeProvenance>,
         ours: &BuildIdentity,
-        reachable_runtimes: usize,
+        reachable_runtimes: &[PathBuf],
     ) -> Standing {
         // spec[S8-STANDING] §8: more than one runtime reachable → refuted.
-        if reachable_runtimes > 1 {
+        if reachable_runtimes.len() > 1 {
             return Standing::Refuted(RefutedBecause::MultipleRuntimes {
-                reachable: reachable_runtimes,
+                reachable: reachable_runtimes.to_vec(),
             });
         }
         let Some(peer) = provenance else {
@@ -164,7 +188,7 @@ impl Standing {
             (Standing::Verified, _) => Ok(Permit::Proceed),
             (Standing::Unverifiable(_), false) => Ok(Permit::ProceedReportingUnverifiable),
             (Standing::Unverifiable(why), true) => Err(StandingRefusal::Unverifiable(*why)),
-            (Standing::Refuted(why), _) => Err(StandingRefusal::Refuted(*why)),
+            (Standing::Refuted(why), _) => Err(StandingRefusal::Refuted(why.clone())),
         }
     }
 }

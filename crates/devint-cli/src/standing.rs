@@ -41,7 +41,9 @@ mod tests {
 
     #[test]
     fn a_refusal_names_the_command_the_standing_and_the_way_out() {
-        let s = Standing::Refuted(RefutedBecause::MultipleRuntimes { reachable: 2 });
+        let s = Standing::Refuted(RefutedBecause::MultipleRuntimes {
+            reachable: vec!["/run/devint.sock".into(), "/run/devint-2.sock".into()],
+        });
         let e = refusal(&s, Exit::Refuted, "apply");
         assert_eq!(e.exit, Exit::Refuted);
         assert!(e

@@ -416,3 +416,36 @@ fn revoke_asks_at_a_terminal_and_no_keeps_the_token() {
     assert!(screen.contains("Revoke token"), "{screen}");
     s.devint().arg("tools").assert().code(0);
 }
+
+#[test]
+fn a_token_file_that_is_a_fifo_fails_promptly_naming_it_instead_of_hanging() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let token = s.token_file();
+    std::fs::remove_file(&token).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &token,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    // The timeout is a hang guard (a blocking open of the FIFO never returns), not a
+    // measure of speed.
+    let out = s
+        .devint()
+        .arg("tools")
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some(),
+        "killed by the hang guard: {stderr}"
+    );
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("named pipe"), "{stderr}");
+    assert!(stderr.contains(&token.display().to_string()), "{stderr}");
+}

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use devint::audit::{
     AuditError, AuditEvent, AuditKind, AuditOutcome, AuditSink, AuthFailureReason, ConnectionLimit,
-    FanoutSink, FrameRefusal, MemoryAuditSink, MutationOutcome, MutationVerb, NegotiationFailure,
-    ToolRef, TracingAuditSink, INVALID_TOOL_MARKER,
+    EvictedStage, FanoutSink, FrameRefusal, MemoryAuditSink, MutationOutcome, MutationVerb,
+    NegotiationFailure, ToolRef, TracingAuditSink, INVALID_TOOL_MARKER,
 };
 use devint::auth::{AuthDenial, ClientName, TokenId};
 use devint::time::UnixSecs;
@@ -69,6 +69,20 @@ fn the_event_has_exactly_the_spec_fields_and_no_free_form_one() {
 }
 
 #[test]
+fn the_refusal_summary_carries_its_type_and_a_count_and_nothing_else() {
+    let kind = AuditKind::RefusalsSummarised { count: 84 };
+    let v = serde_json::to_value(kind).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"type": "refusals_summarised", "count": 84})
+    );
+    assert_eq!(
+        AuditEvent::new(UnixSecs::new(0), kind).outcome,
+        AuditOutcome::Refused
+    );
+}
+
+#[test]
 fn every_kind_serialises_to_a_closed_tag_and_only_enum_reasons() {
     let kinds = [
         AuditKind::PeerRejected,
@@ -86,6 +100,10 @@ fn every_kind_serialises_to_a_closed_tag_and_only_enum_reasons() {
         AuditKind::UnavailableAtVersion,
         AuditKind::ConnectionRefusedAtLimit {
             limit: ConnectionLimit::PerUid,
+        },
+        AuditKind::ConnectionEvicted {
+            limit: ConnectionLimit::Total,
+            stage: EvictedStage::Negotiated,
         },
         AuditKind::HandshakeTimeout,
         AuditKind::SentenceRefused,

@@ -38,20 +38,25 @@ fn private_dir() -> tempfile::TempDir {
     d
 }
 
+/// A named pipe at `path`, `0600`.
+fn mkfifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+}
+
 /// Plants `kind` at `path`; these readers never follow a symlink, so a device is a real
 /// one (root only: skipped with a printed reason otherwise). Answers the words the error
 /// must hold.
 fn plant(path: &Path, kind: Kind, oversize: u64) -> Option<(&'static str, Option<UnixListener>)> {
     match kind {
         Kind::Fifo => {
-            rustix::fs::mknodat(
-                rustix::fs::CWD,
-                path,
-                rustix::fs::FileType::Fifo,
-                rustix::fs::Mode::from_raw_mode(0o600),
-                0,
-            )
-            .unwrap();
+            mkfifo(path);
             Some(("named pipe", None))
         }
         Kind::Device if rustix::process::geteuid().is_root() => {
@@ -159,4 +164,57 @@ fn the_audit_log_open_refuses_every_non_regular_file() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     let e = JsonLinesAuditLog::open(path).unwrap_err().to_string();
     assert!(e.contains("damaged at line 1"), "{e}");
+}
+
+#[cfg(feature = "test-support")]
+mod server_support;
+
+/// The enrolment book replaced by a FIFO under a running server (issue 16 item 1): requests
+/// are denied (the book is unavailable, audited), never hung, and the one async worker
+/// stays free, so a fresh connection's `Hello` is still answered.
+#[cfg(feature = "test-support")]
+mod over_the_socket {
+    use super::mkfifo;
+    use super::server_support::*;
+    use devint::audit::AuthFailureReason;
+
+    /// One `list_tools` with the enrolled token: its denial code, under the hang guard.
+    async fn denied_code(rt: &Running, raw: &mut Raw, id: u64) -> pb::DenyCode {
+        raw.send(&[request(&VerbCall::ListTools, id, &rt.token)])
+            .await;
+        match raw.recv().await {
+            Some(ServerFrame::Denied(d)) => {
+                assert_eq!(d.request_id, id);
+                d.code()
+            }
+            other => panic!("expected a denial, got {other:?}"),
+        }
+    }
+
+    // One worker: a request stuck on the FIFO there would leave nobody to answer a Hello.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn with_a_fifo_as_the_enrolment_book_requests_are_denied_and_a_fresh_hello_is_answered() {
+        let mut rt = start_counting(limits());
+        let mut open = rt.raw_negotiated().await;
+        std::fs::remove_file(&rt.book).unwrap();
+        mkfifo(&rt.book);
+        // The connection open before the swap: denied, not hung.
+        assert_eq!(
+            denied_code(&rt, &mut open, 1).await,
+            pb::DenyCode::Unauthenticated
+        );
+        // A fresh connection: its Hello is answered, its request denied too.
+        let mut fresh = Raw::connect(&rt.socket).await;
+        let ack = fresh.hello(vec![5]).await;
+        assert_eq!(ack.di_api_version, 5);
+        assert_eq!(
+            denied_code(&rt, &mut fresh, 1).await,
+            pb::DenyCode::Unauthenticated
+        );
+        assert!(rt.audited(|k| *k
+            == AuditKind::AuthFailure {
+                reason: AuthFailureReason::BookUnavailable
+            }));
+        rt.shutdown().await;
+    }
 }

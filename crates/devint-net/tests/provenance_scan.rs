@@ -2,6 +2,7 @@
 
 use std::io::Read;
 use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use devint_net::provenance::{is_runtime_socket_name, scan_runtimes};
@@ -27,22 +28,28 @@ fn counts_live_matching_sockets_only() {
     std::fs::write(d.join("devint-file.sock"), b"").unwrap(); // not a socket
     std::os::unix::fs::symlink(d.join("devint.sock"), d.join("devint-link.sock")).unwrap();
 
-    assert_eq!(scan_runtimes(d, BUDGET), 2);
+    let mut found = scan_runtimes(d, BUDGET);
+    found.sort();
+    // The paths, so a refusal can name the other runtime's socket.
+    assert_eq!(found, [d.join("devint-2.sock"), d.join("devint.sock")]);
 }
 
 #[test]
 fn a_single_runtime_counts_one_and_none_counts_zero() {
     let tmp = short_tempdir();
-    assert_eq!(scan_runtimes(tmp.path(), BUDGET), 0);
+    assert_eq!(scan_runtimes(tmp.path(), BUDGET), Vec::<PathBuf>::new());
     let _a = UnixListener::bind(tmp.path().join("devint.sock")).unwrap();
-    assert_eq!(scan_runtimes(tmp.path(), BUDGET), 1);
+    assert_eq!(
+        scan_runtimes(tmp.path(), BUDGET),
+        [tmp.path().join("devint.sock")]
+    );
 }
 
 #[test]
 fn the_scan_never_sends_a_byte() {
     let tmp = short_tempdir();
     let listener = UnixListener::bind(tmp.path().join("devint.sock")).unwrap();
-    assert_eq!(scan_runtimes(tmp.path(), BUDGET), 1);
+    assert_eq!(scan_runtimes(tmp.path(), BUDGET).len(), 1);
     // The probe's connection is queued; it was closed without writing anything.
     let (mut conn, _) = listener.accept().unwrap();
     let mut buf = Vec::new();
@@ -53,13 +60,13 @@ fn the_scan_never_sends_a_byte() {
 fn an_exhausted_budget_probes_nothing() {
     let tmp = short_tempdir();
     let _a = UnixListener::bind(tmp.path().join("devint.sock")).unwrap();
-    assert_eq!(scan_runtimes(tmp.path(), Duration::ZERO), 0);
+    assert_eq!(scan_runtimes(tmp.path(), Duration::ZERO).len(), 0);
 }
 
 #[test]
 fn a_missing_directory_counts_zero() {
     let tmp = short_tempdir();
-    assert_eq!(scan_runtimes(&tmp.path().join("nope"), BUDGET), 0);
+    assert_eq!(scan_runtimes(&tmp.path().join("nope"), BUDGET).len(), 0);
 }
 
 #[test]

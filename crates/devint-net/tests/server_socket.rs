@@ -55,13 +55,27 @@ async fn a_request_with_an_unknown_token_is_denied_and_never_reaches_the_backend
     rt.shutdown().await;
 }
 
+/// A connection with a call in flight (held at the gate): never evicted at a limit.
+async fn busy_connection(rt: &Running, gate: &Gate) -> Raw {
+    let mut busy = rt.raw_negotiated().await;
+    busy.send(&[request(&status_of("codex"), 1, &rt.token)])
+        .await;
+    wait_until("the call is running", || gate.entered() == 1).await;
+    busy
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_connection_limit_closes_the_extra_socket_and_audits_it() {
-    let mut rt = start_counting(Limits {
-        max_connections: 1,
-        ..limits()
-    });
-    let first = rt.negotiate().await;
+    let (gate, backend) = gated_codex();
+    let mut rt = start(
+        backend,
+        Limits {
+            max_connections: 1,
+            ..limits()
+        },
+    );
+    // The only slot has a call in flight, so nothing can be evicted for the newcomer.
+    let mut first = busy_connection(&rt, &gate).await;
     let mut extra = Raw::connect(&rt.socket).await;
     // A closed socket, not a hang: no frame, then end of stream.
     assert!(extra.until_closed().await.is_empty());
@@ -82,20 +96,25 @@ async fn the_connection_limit_closes_the_extra_socket_and_audits_it() {
         "{:?}",
         refused.err()
     );
-    // The admitted connection still works.
-    let mut first = first.authorize(rt.secret());
-    guarded("list_tools", first.list_tools()).await.unwrap();
+    assert!(!rt.audited(|k| matches!(k, AuditKind::ConnectionEvicted { .. })));
+    // The admitted connection's call still gets its answer.
+    gate.release();
+    assert_eq!(answered_id(&first.recv().await.unwrap()), 1);
     rt.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_per_uid_limit_closes_the_extra_socket_and_audits_it() {
-    let mut rt = start_counting(Limits {
-        max_connections: 10,
-        max_connections_per_uid: 1,
-        ..limits()
-    });
-    let _first = rt.negotiate().await;
+    let (gate, backend) = gated_codex();
+    let mut rt = start(
+        backend,
+        Limits {
+            max_connections: 10,
+            max_connections_per_uid: 1,
+            ..limits()
+        },
+    );
+    let _first = busy_connection(&rt, &gate).await;
     let mut extra = Raw::connect(&rt.socket).await;
     assert!(extra.until_closed().await.is_empty());
     rt.wait_audited("per-uid audit", |k| {
@@ -108,6 +127,7 @@ async fn the_per_uid_limit_closes_the_extra_socket_and_audits_it() {
         == AuditKind::ConnectionRefusedAtLimit {
             limit: ConnectionLimit::Total
         }));
+    gate.release();
     rt.shutdown().await;
 }
 

@@ -8,6 +8,7 @@
 
 mod lifecycle_support;
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -226,4 +227,129 @@ fn settings_json_linked_to_dev_zero_is_refused_not_read() {
         .message
     });
     assert!(message.contains("character device"), "{message}");
+}
+
+/// Status of claude-code in the sandbox at `root`, from a runtime opened afresh.
+fn fresh_status(root: &Path) -> devint::verbs::StatusView {
+    let rt = ReferenceRuntime::open(config_for(root)).unwrap();
+    Client::new(&book(), "ide").status(&rt)
+}
+
+#[test]
+fn the_evidence_reader_refuses_every_non_regular_or_oversize_file() {
+    for kind in KINDS {
+        let sb = Sandbox::new();
+        sb.write_settings(CLAUDE_SETTINGS);
+        let rt = sb.open();
+        let mut c = Client::new(&book(), "ide");
+        c.install(&rt, "team");
+        c.verify(&rt);
+        drop(rt);
+        let evidence = sb.files("evidence").pop().expect("verify records evidence");
+        let root: PathBuf = sb.dir.path().to_owned();
+        let with_evidence = fresh_status(&root);
+        std::fs::remove_file(&evidence).unwrap();
+        let without = fresh_status(&root);
+        assert_ne!(
+            with_evidence.achieved_level, without.achieved_level,
+            "the evidence counts when it reads back"
+        );
+        if plant(&evidence, kind, false, Limit::STATE).is_none() {
+            continue;
+        }
+        // Answered without blocking, and what is there counts as no evidence: it lowers
+        // the state, never raises it.
+        let planted = within(format!("evidence {kind:?}"), move || fresh_status(&root));
+        assert_eq!(
+            planted.achieved_level, without.achieved_level,
+            "evidence {kind:?}"
+        );
+        assert_eq!(planted.state, without.state, "evidence {kind:?}");
+    }
+}
+
+/// `scoped_events` of claude-code from a runtime opened afresh on `root`.
+fn fresh_events(root: &Path) -> Vec<devint::verbs::ScopedEvent> {
+    let rt = ReferenceRuntime::open(config_for(root)).unwrap();
+    let call = devint::verbs::VerbCall::ScopedEvents {
+        tool: claude(),
+        limit: 0,
+        since: devint::time::UnixSecs::EPOCH,
+    };
+    match Client::new(&book(), "ide").call(&rt, call).unwrap() {
+        devint::verbs::VerbResult::ScopedEvents(e) => e.events,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_event_spool_reader_refuses_every_non_regular_or_oversize_file() {
+    for kind in KINDS {
+        let sb = Sandbox::new();
+        drop(sb.open());
+        let spool = sb.state.join("events");
+        std::fs::write(
+            spool.join("a.jsonl"),
+            r#"{"occurred_at_unix_secs": 100, "tool_id": "claude-code", "verdict_kind": "deny", "mechanism": "hooks"}"#,
+        )
+        .unwrap();
+        if plant(&spool.join("b.jsonl"), kind, true, Limit::EVENT_SPOOL).is_none() {
+            continue;
+        }
+        let root: PathBuf = sb.dir.path().to_owned();
+        // The planted file is skipped, never waited on or read; the good one still counts.
+        let events = within(format!("event spool {kind:?}"), move || fresh_events(&root));
+        let at: Vec<u64> = events
+            .iter()
+            .map(|e| e.occurred_at_unix_secs.get())
+            .collect();
+        assert_eq!(at, [100], "event spool {kind:?}");
+    }
+}
+
+#[test]
+fn the_approval_queue_append_refuses_every_non_regular_file_without_blocking() {
+    // (what to plant, whether a reader holds the FIFO open)
+    for (kind, with_reader) in [
+        (Kind::Fifo, false),
+        (Kind::Fifo, true),
+        (Kind::Device, true),
+        (Kind::Socket, false),
+        (Kind::Directory, false),
+    ] {
+        let sb = Sandbox::new();
+        drop(sb.open());
+        let queue = sb.state.join("approvals/queue.jsonl");
+        // A device is linked in: the append never follows a link, so it is refused as one.
+        let words = match plant(&queue, kind, true, Limit::STATE) {
+            Some(_) if kind == Kind::Device => "symbolic link",
+            Some((words, _)) => words,
+            None => continue,
+        };
+        // A FIFO with a reader opens for writing at once; only the `fstat` refuses it.
+        let _reader = with_reader.then(|| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+                .open(&queue)
+                .unwrap()
+        });
+        let root: PathBuf = sb.dir.path().to_owned();
+        let refused = within(format!("approval queue {kind:?}"), move || {
+            let rt = ReferenceRuntime::open(config_for(&root)).unwrap();
+            let call = devint::verbs::VerbCall::ApprovalRelay {
+                tool: claude(),
+                approval_id: devint::verbs::ApprovalId::random(),
+                input: devint::verbs::UserInput::Approve,
+            };
+            Client::new(&book(), "ide").call(&rt, call).unwrap_err()
+        });
+        assert_names(&refused.message, words, kind, "approval queue");
+        assert_names(
+            &refused.message,
+            "approvals/queue.jsonl",
+            kind,
+            "approval queue",
+        );
+    }
 }

@@ -16,6 +16,10 @@
 //! tick was already invisible to a `stat`); `devint` itself does neither. With no book file
 //! (nothing enrolled) or a broken one, every check is a `stat` by path.
 //!
+//! That check never reads the file. The `stat` by path and the re-read run off the async
+//! workers (issue 16 item 1: no file read on an async worker thread) and still before the
+//! `resolve` returns, so revocation stays immediate.
+//!
 //! If the file cannot be read or is corrupt, every `resolve` is refused with
 //! [`ResolveError::BookUnavailable`] (logged at `error`, and returned so the caller can
 //! audit it) until the file is fixed; the previously loaded copy is never used again.
@@ -86,6 +90,19 @@ fn hold(file: &BookFile, fingerprint: BookFingerprint) -> Option<Held> {
     })
 }
 
+/// Run `f`, which may read a file, off the async workers: on a worker of a multi-threaded
+/// tokio runtime through `block_in_place` (the worker's other tasks move on first); on any
+/// other thread (a blocking-pool thread, a plain thread, a current-thread runtime, where
+/// there is no other worker to hand over to) right here.
+fn off_async_worker<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
 /// The book file plus the in-memory copy resolved against, kept in step with the file.
 #[derive(Debug)]
 pub struct SharedBook {
@@ -112,9 +129,35 @@ impl SharedBook {
 
     /// Bring the in-memory copy in step with the file. Returns the load error if the file
     /// is (still) unreadable.
+    ///
+    /// The check that the loaded file is untouched (one `fstat`, never a read) runs on the
+    /// calling thread. Anything more — a `stat` by path and the re-read — runs off the async
+    /// workers when called on one (tokio's `block_in_place`: the worker hands its other
+    /// tasks on first), and still before this returns, so a revocation is seen by this very
+    /// request. Only one reload runs at a time; the quick check never waits for one.
     pub fn refresh(&self) -> Result<(), Arc<BookFileError>> {
+        if self.untouched() {
+            return Ok(());
+        }
+        off_async_worker(|| self.reload_if_changed())
+    }
+
+    /// Whether the file loaded is still exactly what is in memory (one `fstat`; false when
+    /// there is nothing held to check, or a reload holds the state).
+    fn untouched(&self) -> bool {
+        let Ok(loaded) = self.loaded.try_lock() else {
+            return false;
+        };
+        matches!(
+            &*loaded,
+            Loaded::Fresh { fingerprint, held: Some(held) } if held.unchanged(*fingerprint)
+        )
+    }
+
+    /// The slow path: `stat` by path and, when the file changed, reload it.
+    fn reload_if_changed(&self) -> Result<(), Arc<BookFileError>> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        // The fast path: the file loaded is untouched (one `fstat`).
+        // Another request may have reloaded while this one waited.
         if let Loaded::Fresh {
             fingerprint,
             held: Some(held),

@@ -25,11 +25,11 @@ pub const SCAN_TIMEOUT: Duration = Duration::from_millis(500);
 pub fn assess_standing(socket: &Path, provenance: Option<&pb::RuntimeProvenance>) -> Standing {
     let dir = socket.parent().unwrap_or_else(|| Path::new("/"));
     let reachable = scan_runtimes(dir, SCAN_TIMEOUT);
-    Standing::assess(provenance, &BuildIdentity::compiled(), reachable)
+    Standing::assess(provenance, &BuildIdentity::compiled(), &reachable)
 }
 
 /// What the standing allows a command or a call to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// Proceed; the runtime is verified.
     Proceed,
@@ -237,7 +237,7 @@ mod tests {
     #[test]
     fn an_unknown_build_sha_makes_privileged_commands_exit_11() {
         let p = provenance("unknown", BuildIdSource::Absent, true);
-        let s = Standing::assess(Some(&p), &BuildIdentity::compiled(), 1);
+        let s = Standing::assess(Some(&p), &BuildIdentity::compiled(), &sockets(1));
         assert_eq!(s.token(), "unverifiable");
         assert_eq!(
             refused_with(decide_for_verb(&s, Verb::Apply, false)),
@@ -249,7 +249,7 @@ mod tests {
     fn a_deleted_executable_refutes_the_runtime() {
         let ours = BuildIdentity::compiled();
         let p = provenance(&ours.sha, ours.source, false);
-        let s = Standing::assess(Some(&p), &ours, 1);
+        let s = Standing::assess(Some(&p), &ours, &sockets(1));
         assert_eq!(
             refused_with(decide_for_verb(&s, Verb::ListTools, true)),
             Some(Exit::Refuted)
@@ -260,11 +260,20 @@ mod tests {
     fn two_reachable_runtimes_refute_even_a_matching_build() {
         let ours = BuildIdentity::compiled();
         let p = provenance(&ours.sha, ours.source, true);
-        let s = Standing::assess(Some(&p), &ours, 2);
+        let s = Standing::assess(Some(&p), &ours, &sockets(2));
         assert_eq!(
             refused_with(decide_for_verb(&s, Verb::ListTools, false)),
             Some(Exit::Refuted)
         );
+        // The reason every surface shows names the other socket.
+        let reason = standing_reason(&s).unwrap();
+        assert!(reason.contains("\"/run/devint-1.sock\""), "{reason}");
+    }
+
+    fn sockets(n: usize) -> Vec<std::path::PathBuf> {
+        (0..n)
+            .map(|i| format!("/run/devint-{i}.sock").into())
+            .collect()
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The multiplicity scan (spec §8): how many runtimes answer on `devint*.sock` sockets in
-//! the answering socket's directory.
+//! The multiplicity scan (spec §8): which `devint*.sock` sockets in the answering socket's
+//! directory answer (their paths, so a refusal can name the other runtime's socket).
 //!
 //! One-directional evidence: a count above one proves ambiguity (each counted socket
 //! accepted a connection, so each runtime exists); a count of one proves only that no
@@ -7,7 +7,7 @@
 //! moment later is not seen.
 
 use std::os::unix::fs::FileTypeExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::transport::probe_socket;
@@ -23,16 +23,16 @@ pub fn is_runtime_socket_name(name: &str) -> bool {
 
 // spec[S8-STANDING] §8: more than one `devint*.sock` in the answering socket's directory
 // that accepts a connection means more than one runtime is reachable.
-/// Count the sockets named `devint*.sock` directly in `socket_dir` that accept a
-/// connection. Each probe is one non-blocking `connect()` and a close — never a byte sent,
+/// The sockets named `devint*.sock` directly in `socket_dir` that accept a connection, in
+/// directory order. Each probe is one non-blocking `connect()` and a close — never a byte sent,
 /// never a `Hello`. The scan stops when `timeout` has elapsed (between probes) or after a
-/// bounded number of entries; an unreadable directory counts zero.
-pub fn scan_runtimes(socket_dir: &Path, timeout: Duration) -> usize {
+/// bounded number of entries; an unreadable directory yields none.
+pub fn scan_runtimes(socket_dir: &Path, timeout: Duration) -> Vec<PathBuf> {
     let deadline = Instant::now() + timeout;
     let Ok(entries) = std::fs::read_dir(socket_dir) else {
-        return 0;
+        return Vec::new();
     };
-    let mut reachable = 0;
+    let mut reachable = Vec::new();
     for entry in entries.take(MAX_ENTRIES) {
         if Instant::now() >= deadline {
             break;
@@ -46,8 +46,9 @@ pub fn scan_runtimes(socket_dir: &Path, timeout: Duration) -> usize {
         if !entry.file_type().is_ok_and(|t| t.is_socket()) {
             continue;
         }
-        if probe_socket(&entry.path()).is_live() {
-            reachable += 1;
+        let path = entry.path();
+        if probe_socket(&path).is_live() {
+            reachable.push(path);
         }
     }
     reachable

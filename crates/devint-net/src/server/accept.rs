@@ -1,5 +1,5 @@
-//! The accept loop: peer check before any byte is read, connection limits, back-off on
-//! accept errors, graceful shutdown.
+//! The accept loop: peer check before any byte is read, connection limits (an idle
+//! connection evicted to make room, audited), back-off on accept errors, graceful shutdown.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,13 +11,13 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::transport::{verify_peer, BoundSocket, SocketGuard};
-use devint::audit::{AuditEvent, AuditKind, ConnectionLimit};
+use devint::audit::{AuditEvent, AuditKind, ConnectionLimit, EvictedStage};
 use devint::session::{AnyConnection, Connection};
 
 use super::clock::unix_now;
 use super::connection::run_connection;
 use super::runtime::{Server, Shared};
-use super::slots::SlotRefusal;
+use super::slots::{SlotRefusal, Stage};
 
 /// Why `serve` could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -113,18 +113,15 @@ fn admit(
         }
     };
     let uid = peer.uid();
-    let slot = match shared.slots.acquire(uid) {
-        Ok(slot) => slot,
+    let admission = match shared.slots.acquire(uid, id) {
+        Ok(admission) => admission,
         Err(refusal) => {
-            let limit = match refusal {
-                SlotRefusal::Total => ConnectionLimit::Total,
-                SlotRefusal::PerUid => ConnectionLimit::PerUid,
-            };
+            let limit = connection_limit(refusal);
             tracing::warn!(
                 connection = id,
                 uid,
                 ?limit,
-                "connection refused at a limit"
+                "connection refused at a limit: every connection is busy"
             );
             // spec[S10-AUTH-FAILURES] §10: connections refused at a limit are audited.
             shared.record_refusal(
@@ -137,11 +134,37 @@ fn admit(
             return;
         }
     };
+    if let Some(evicted) = admission.evicted {
+        // Issue 16 item 6: a flood of idle connections cannot lock the user out; the
+        // longest-idle connection made room, and that is audited.
+        let limit = connection_limit(evicted.limit);
+        let stage = match evicted.stage {
+            Stage::Handshake => EvictedStage::Handshake,
+            Stage::Negotiated => EvictedStage::Negotiated,
+            Stage::Authorised => EvictedStage::Authorised,
+        };
+        tracing::warn!(
+            connection = evicted.connection,
+            for_connection = id,
+            ?limit,
+            ?stage,
+            "idle connection closed at a limit to make room"
+        );
+        shared.record_refusal(
+            &AuditEvent::new(now, AuditKind::ConnectionEvicted { limit, stage })
+                .with_connection(evicted.connection)
+                .with_peer_uid(evicted.uid),
+        );
+    }
     let conn = AnyConnection::new(Connection::new(peer, id));
     let shared = Arc::clone(shared);
     let stop = stop.clone();
-    tasks.spawn(async move {
-        let _slot = slot;
-        run_connection(shared, stream, conn, stop).await;
-    });
+    tasks.spawn(run_connection(shared, stream, conn, admission.slot, stop));
+}
+
+fn connection_limit(refusal: SlotRefusal) -> ConnectionLimit {
+    match refusal {
+        SlotRefusal::Total => ConnectionLimit::Total,
+        SlotRefusal::PerUid => ConnectionLimit::PerUid,
+    }
 }

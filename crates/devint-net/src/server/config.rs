@@ -5,9 +5,13 @@ use std::time::Duration;
 /// How many connections, how long to wait, how much in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Most connections open at once, all peers together.
+    /// Most connections open at once, all peers together. At the limit a new connection
+    /// evicts the longest-idle one (one still in its handshake first, then one never
+    /// authorised, then any idle one); it is refused only when every connection has a
+    /// call in flight.
     pub max_connections: usize,
-    /// Most connections open at once for one peer uid.
+    /// Most connections open at once for one peer uid (at it, one of that uid's idle
+    /// connections is evicted the same way).
     pub max_connections_per_uid: usize,
     /// Time a peer has to send `Hello` (spec §5 rule 8: 5 s).
     pub handshake_timeout: Duration,

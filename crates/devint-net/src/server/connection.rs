@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use devint::audit::{AuditEvent, AuditKind};
 use devint::backend::{CallKind, CancelSignal, LifecycleError};
 use devint::session::{denied, AnyConnection, DenialCause, Dispatch, ServerEnv, Step};
 use devint::time::UnixSecs;
@@ -30,7 +31,9 @@ use devint::verbs::Sentence;
 use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, ServerFrame};
 
 use super::clock::unix_now;
+use super::refusals::{RefusalBudget, REFUSALS_PER_WINDOW};
 use super::runtime::Shared;
+use super::slots::Slot;
 
 // Held by every open connection, idle or not: small enough for the 16 KiB per idle
 // connection budget; a large frame just takes more reads.
@@ -72,6 +75,7 @@ pub(crate) async fn run_connection(
     shared: Arc<Shared>,
     stream: UnixStream,
     conn: AnyConnection,
+    slot: Slot,
     stop: watch::Receiver<bool>,
 ) {
     let meta = conn.meta();
@@ -84,6 +88,10 @@ pub(crate) async fn run_connection(
         shared,
         stream,
         conn,
+        slot,
+        busy: false,
+        marked_negotiated: false,
+        refusals: RefusalBudget::new(std::time::Instant::now()),
     };
     task.drive(stop).instrument(span).await
 }
@@ -99,6 +107,24 @@ struct Task {
     out: Vec<u8>,
     /// False once the peer closed its side, the session closed, or shutdown began.
     reading: bool,
+    /// This connection's slot: marked busy while a call is in flight (never evicted
+    /// then), idle again once every answer is written.
+    slot: Slot,
+    /// Whether the slot is marked busy.
+    busy: bool,
+    /// Whether the slot knows the connection negotiated.
+    marked_negotiated: bool,
+    /// How many of this connection's refusals are recorded one by one.
+    refusals: RefusalBudget,
+}
+
+impl Drop for Task {
+    /// Whatever happened to the connection, refusals counted and not yet summarised are.
+    fn drop(&mut self) {
+        if let Some(count) = self.refusals.take_summary() {
+            self.summarise_refusals(count);
+        }
+    }
 }
 
 impl Task {
@@ -152,7 +178,18 @@ impl Task {
                 buf.clear();
                 start = 0;
             }
+            if !self.marked_negotiated && self.conn.version().is_some() {
+                self.marked_negotiated = true;
+                self.slot.negotiated();
+            }
             self.promote_ready();
+            if self.busy && self.queue.is_empty() {
+                // Every call answered: idle again, so evictable, idle since now (an
+                // eviction is acted on only after the flush below, so the answers still
+                // go out whole).
+                self.busy = false;
+                self.slot.set_busy(false);
+            }
             if !self.out.is_empty() && !self.flush(limits.write_timeout).await {
                 return;
             }
@@ -208,6 +245,12 @@ impl Task {
                         self.act(step, now);
                     }
                 }
+                // Issue 16 item 6: evicted (idle, at a limit) to make room for a new
+                // connection; the eviction was audited by the accept loop.
+                () = self.slot.evicted(), if !self.busy => {
+                    tracing::debug!("evicted at the connection limit; closing");
+                    break;
+                }
                 _ = stop.changed(), if !stopping => {
                     stopping = true;
                     self.reading = false;
@@ -226,7 +269,7 @@ impl Task {
                 close,
             } => {
                 for event in &audit {
-                    self.shared.record_refusal(event);
+                    self.record_refusal(event);
                 }
                 if let Some(frame) = frame {
                     self.answer(&frame);
@@ -239,8 +282,45 @@ impl Task {
         }
     }
 
+    /// Record a refusal within this connection's budget: past it, counted for one summary
+    /// record instead (issue 16 item 7).
+    fn record_refusal(&mut self, event: &AuditEvent) {
+        let verdict = self.refusals.refusal(std::time::Instant::now());
+        if let Some(count) = verdict.summary {
+            self.summarise_refusals(count);
+        }
+        if verdict.began_counting {
+            tracing::warn!(
+                per_window = REFUSALS_PER_WINDOW,
+                "repeated refusals on this connection: further ones this window are counted, not recorded one by one"
+            );
+        }
+        if verdict.record {
+            self.shared.record_refusal(event);
+        }
+    }
+
+    fn summarise_refusals(&self, count: u32) {
+        let meta = self.conn.meta();
+        self.shared.record_refusal(
+            &AuditEvent::new(unix_now(), AuditKind::RefusalsSummarised { count })
+                .with_connection(meta.id)
+                .with_peer_uid(meta.peer_uid),
+        );
+    }
+
     /// Run an authorised call here if it never blocks, else on the blocking pool.
     fn dispatch(&mut self, dispatch: Dispatch, now: UnixSecs) {
+        if !self.busy {
+            if !self.slot.set_busy(true) {
+                // Evicted while idle, before this call started: it never runs (the
+                // client sees a closed connection, and nothing was applied).
+                tracing::debug!("evicted before a call started; closing");
+                self.reading = false;
+                return;
+            }
+            self.busy = true;
+        }
         let verb = dispatch.call().verb();
         let inline = verb.rule().mutation.is_none()
             && self.shared.backend.call_kind(verb) == CallKind::NonBlocking;

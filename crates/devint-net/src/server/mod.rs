@@ -3,7 +3,8 @@
 //! This module owns sockets, timers, tasks and limits, and nothing else: it makes no
 //! protocol decision (every decision is [`devint::session`]'s). It accepts on a socket bound
 //! by [`crate::transport::bind_secure`], checks the peer's uid before reading a byte,
-//! enforces connection limits (total and per uid), the handshake, idle, per-request and
+//! enforces connection limits (total and per uid; at a limit the longest-idle connection
+//! is evicted to make room, so a flood cannot lock the user out), the handshake, idle, per-request and
 //! write timeouts, runs authorised calls off the async worker threads with answers in
 //! request order, and shuts down gracefully.
 //!
@@ -22,6 +23,8 @@ mod clock;
 mod config;
 #[cfg(not(loom))]
 mod connection;
+#[cfg(not(loom))]
+mod refusals;
 mod runtime;
 mod slots;
 
@@ -29,5 +32,7 @@ mod slots;
 pub use accept::ServeError;
 pub use clock::unix_now;
 pub use config::{Limits, ServeConfig, ENABLE_ENV};
+#[cfg(not(loom))]
+pub use refusals::{REFUSALS_PER_WINDOW, REFUSAL_WINDOW};
 pub use runtime::{ProvenanceFn, Server, ServerBuilder};
-pub use slots::{ConnectionSlots, Slot, SlotRefusal};
+pub use slots::{Admission, ConnectionSlots, Evicted, Slot, SlotRefusal, Stage};

@@ -1,10 +1,26 @@
-//! Connection-slot accounting: never above the total or per-uid limit, and a slot is
-//! released on every exit path because it is a guard that releases on drop.
+//! Connection-slot accounting: never above the total or per-uid limit, a slot released on
+//! every exit path because it is a guard that releases on drop, and — at a limit — room
+//! made for the newcomer by evicting the longest-idle connection, so a flood of idle
+//! connections cannot lock the user out (issue 16 item 6).
+//!
+//! Eviction order: a connection that has not finished its `Hello` first, then one that
+//! negotiated but never had a call authorised, then an authorised one; within each, the one
+//! idle longest. A connection with a call in flight is never evicted: when every slot is
+//! busy the newcomer is refused. Idleness is a logical clock (a counter bumped at each
+//! change of state), so the order is exact and this module reads no time.
+//!
+//! This module decides and accounts; it never touches a socket. The evicted connection's
+//! slot leaves the counts at once (the newcomer takes it) and the evicted task learns of
+//! it through its [`Slot`] and closes.
 
 use std::collections::HashMap;
 
 #[cfg(loom)]
+use loom::sync::atomic::{AtomicBool, Ordering};
+#[cfg(loom)]
 use loom::sync::{Arc, Mutex};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicBool, Ordering};
 #[cfg(not(loom))]
 use std::sync::{Arc, Mutex};
 
@@ -17,16 +33,97 @@ pub enum SlotRefusal {
     PerUid,
 }
 
-#[derive(Debug, Default)]
-struct Counts {
-    total: usize,
-    per_uid: HashMap<u32, usize>,
+/// How far a connection got; also the eviction order (first evicted first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// No `Hello` answered yet.
+    Handshake,
+    /// Negotiated; no call authorised yet.
+    Negotiated,
+    /// At least one call was authorised on it.
+    Authorised,
 }
 
-/// The shared counters of open connections.
+/// The connection evicted to admit a new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evicted {
+    /// The server's id of the evicted connection.
+    pub connection: u64,
+    /// Its peer's uid.
+    pub uid: u32,
+    /// How far it had got.
+    pub stage: Stage,
+    /// The limit that made room necessary.
+    pub limit: SlotRefusal,
+}
+
+/// A new connection's slot, and the connection evicted to make room for it, if any.
+#[derive(Debug)]
+pub struct Admission {
+    /// The newcomer's slot.
+    pub slot: Slot,
+    /// Who was evicted for it.
+    pub evicted: Option<Evicted>,
+}
+
+/// The eviction notice one connection's task waits on.
+#[derive(Debug, Default)]
+struct Notice {
+    evicted: AtomicBool,
+    #[cfg(not(loom))]
+    wake: tokio::sync::Notify,
+}
+
+#[derive(Debug)]
+struct Entry {
+    uid: u32,
+    stage: Stage,
+    /// Calls in flight (a busy connection is never evicted).
+    busy: bool,
+    /// The logical time it last became idle (or changed stage).
+    since: u64,
+    notice: Arc<Notice>,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    per_uid: HashMap<u32, usize>,
+    open: HashMap<u64, Entry>,
+    clock: u64,
+}
+
+impl Table {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Take `connection` out of the counts; its entry, if it was still there.
+    fn release(&mut self, connection: u64) -> Option<Entry> {
+        let entry = self.open.remove(&connection)?;
+        if let Some(n) = self.per_uid.get_mut(&entry.uid) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_uid.remove(&entry.uid);
+            }
+        }
+        Some(entry)
+    }
+
+    /// The idle connection to evict (of `uid` when given): lowest stage, then idle longest.
+    fn victim(&self, uid: Option<u32>) -> Option<u64> {
+        self.open
+            .iter()
+            .filter(|(_, e)| !e.busy && uid.is_none_or(|u| e.uid == u))
+            .min_by_key(|(id, e)| (e.stage, e.since, **id))
+            .map(|(id, _)| *id)
+    }
+}
+
+/// The shared table of open connections.
 #[derive(Debug, Clone)]
 pub struct ConnectionSlots {
-    counts: Arc<Mutex<Counts>>,
+    table: Arc<Mutex<Table>>,
     max_total: usize,
     max_per_uid: usize,
 }
@@ -34,54 +131,136 @@ pub struct ConnectionSlots {
 /// One open connection's slot; released when dropped.
 #[derive(Debug)]
 pub struct Slot {
-    counts: Arc<Mutex<Counts>>,
-    uid: u32,
+    table: Arc<Mutex<Table>>,
+    connection: u64,
+    notice: Arc<Notice>,
+}
+
+#[cfg(not(loom))]
+fn lock(table: &Mutex<Table>) -> std::sync::MutexGuard<'_, Table> {
+    table.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(loom)]
+fn lock(table: &Mutex<Table>) -> loom::sync::MutexGuard<'_, Table> {
+    table.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ConnectionSlots {
-    /// Counters with these limits.
+    /// A table with these limits.
     pub fn new(max_total: usize, max_per_uid: usize) -> ConnectionSlots {
         ConnectionSlots {
-            counts: Arc::new(Mutex::new(Counts::default())),
+            table: Arc::new(Mutex::new(Table::default())),
             max_total,
             max_per_uid,
         }
     }
 
-    /// Take a slot for `uid`, or say which limit refuses it.
-    pub fn acquire(&self, uid: u32) -> Result<Slot, SlotRefusal> {
-        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        if counts.total >= self.max_total {
-            return Err(SlotRefusal::Total);
-        }
-        let mine = counts.per_uid.get(&uid).copied().unwrap_or(0);
-        if mine >= self.max_per_uid {
-            return Err(SlotRefusal::PerUid);
-        }
-        counts.total += 1;
-        counts.per_uid.insert(uid, mine + 1);
-        Ok(Slot {
-            counts: Arc::clone(&self.counts),
-            uid,
+    /// Take a slot for `connection` of `uid`. At a limit, evict the connection that has
+    /// been idle longest (of this uid, at the per-uid limit) to make room; refuse, naming
+    /// the limit, only when every connection that could make room is busy.
+    pub fn acquire(&self, uid: u32, connection: u64) -> Result<Admission, SlotRefusal> {
+        let mut table = lock(&self.table);
+        let mine = table.per_uid.get(&uid).copied().unwrap_or(0);
+        let full = if mine >= self.max_per_uid {
+            Some((SlotRefusal::PerUid, Some(uid)))
+        } else if table.open.len() >= self.max_total {
+            Some((SlotRefusal::Total, None))
+        } else {
+            None
+        };
+        let evicted = match full {
+            None => None,
+            Some((limit, among)) => {
+                let victim = table.victim(among).ok_or(limit)?;
+                let entry = table.release(victim).ok_or(limit)?;
+                entry.notice.evicted.store(true, Ordering::SeqCst);
+                #[cfg(not(loom))]
+                entry.notice.wake.notify_one();
+                Some(Evicted {
+                    connection: victim,
+                    uid: entry.uid,
+                    stage: entry.stage,
+                    limit,
+                })
+            }
+        };
+        let since = table.tick();
+        let notice = Arc::new(Notice::default());
+        *table.per_uid.entry(uid).or_insert(0) += 1;
+        table.open.insert(
+            connection,
+            Entry {
+                uid,
+                stage: Stage::Handshake,
+                busy: false,
+                since,
+                notice: Arc::clone(&notice),
+            },
+        );
+        Ok(Admission {
+            slot: Slot {
+                table: Arc::clone(&self.table),
+                connection,
+                notice,
+            },
+            evicted,
         })
     }
 
-    /// Connections open now.
+    /// Connections open now (an evicted one no longer counts).
     pub fn open(&self) -> usize {
-        self.counts.lock().unwrap_or_else(|p| p.into_inner()).total
+        lock(&self.table).open.len()
+    }
+}
+
+impl Slot {
+    /// The connection negotiated: it is no longer evicted before the handshaking ones.
+    pub fn negotiated(&self) {
+        let mut table = lock(&self.table);
+        let since = table.tick();
+        if let Some(e) = table.open.get_mut(&self.connection) {
+            e.stage = e.stage.max(Stage::Negotiated);
+            e.since = since;
+        }
+    }
+
+    /// Mark the connection busy (a call is about to run: never evicted from now) or idle
+    /// again (every answer written). False when it was already evicted: nothing may run.
+    pub fn set_busy(&self, busy: bool) -> bool {
+        let mut table = lock(&self.table);
+        let since = table.tick();
+        match table.open.get_mut(&self.connection) {
+            Some(e) => {
+                e.busy = busy;
+                e.since = since;
+                if busy {
+                    e.stage = Stage::Authorised;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether this connection was evicted to make room for another.
+    pub fn is_evicted(&self) -> bool {
+        self.notice.evicted.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once this connection is evicted.
+    #[cfg(not(loom))]
+    pub async fn evicted(&self) {
+        while !self.is_evicted() {
+            self.notice.wake.notified().await;
+        }
     }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        counts.total -= 1;
-        if let Some(n) = counts.per_uid.get_mut(&self.uid) {
-            *n -= 1;
-            if *n == 0 {
-                counts.per_uid.remove(&self.uid);
-            }
-        }
+        // An evicted slot already left the counts.
+        lock(&self.table).release(self.connection);
     }
 }
 
@@ -90,15 +269,79 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limits_refuse_and_drop_releases() {
+    fn limits_refuse_busy_tables_and_drop_releases() {
         let slots = ConnectionSlots::new(3, 2);
-        let a = slots.acquire(1).unwrap();
-        let _b = slots.acquire(1).unwrap();
-        assert_eq!(slots.acquire(1).unwrap_err(), SlotRefusal::PerUid);
-        let _c = slots.acquire(2).unwrap();
-        assert_eq!(slots.acquire(3).unwrap_err(), SlotRefusal::Total);
+        let a = slots.acquire(1, 1).unwrap().slot;
+        let b = slots.acquire(1, 2).unwrap().slot;
+        assert!(a.set_busy(true) && b.set_busy(true));
+        assert_eq!(slots.acquire(1, 3).unwrap_err(), SlotRefusal::PerUid);
+        let c = slots.acquire(2, 4).unwrap().slot;
+        assert!(c.set_busy(true));
+        assert_eq!(slots.acquire(3, 5).unwrap_err(), SlotRefusal::Total);
         drop(a);
         assert_eq!(slots.open(), 2);
-        assert!(slots.acquire(1).is_ok());
+        assert!(slots.acquire(1, 6).is_ok());
+    }
+
+    #[test]
+    fn eviction_takes_handshaking_then_negotiated_then_authorised_longest_idle_first() {
+        let slots = ConnectionSlots::new(4, 4);
+        let authorised = slots.acquire(1, 1).unwrap().slot;
+        assert!(authorised.set_busy(true) && authorised.set_busy(false));
+        let older_negotiated = slots.acquire(1, 2).unwrap().slot;
+        older_negotiated.negotiated();
+        let newer_negotiated = slots.acquire(1, 3).unwrap().slot;
+        newer_negotiated.negotiated();
+        let handshaking = slots.acquire(1, 4).unwrap().slot;
+        let order: Vec<(u64, Stage)> = (10..14)
+            .map(|id| {
+                let admitted = slots.acquire(1, id).unwrap();
+                assert!(admitted.slot.set_busy(true), "the newcomer holds its slot");
+                std::mem::forget(admitted.slot);
+                let e = admitted.evicted.unwrap();
+                assert_eq!(e.limit, SlotRefusal::PerUid);
+                (e.connection, e.stage)
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (4, Stage::Handshake),
+                (2, Stage::Negotiated),
+                (3, Stage::Negotiated),
+                (1, Stage::Authorised)
+            ]
+        );
+        for evicted in [
+            &authorised,
+            &older_negotiated,
+            &newer_negotiated,
+            &handshaking,
+        ] {
+            assert!(evicted.is_evicted());
+            assert!(
+                !evicted.set_busy(true),
+                "an evicted connection runs nothing"
+            );
+        }
+        // Everything busy now: refused.
+        assert_eq!(slots.acquire(1, 20).unwrap_err(), SlotRefusal::PerUid);
+        assert_eq!(slots.open(), 4);
+    }
+
+    #[test]
+    fn a_busy_connection_is_never_evicted_and_becomes_evictable_when_idle() {
+        let slots = ConnectionSlots::new(1, 1);
+        let a = slots.acquire(1, 1).unwrap().slot;
+        assert!(a.set_busy(true));
+        assert_eq!(slots.acquire(1, 2).unwrap_err(), SlotRefusal::PerUid);
+        assert!(!a.is_evicted());
+        assert!(a.set_busy(false));
+        let b = slots.acquire(1, 3).unwrap();
+        assert_eq!(b.evicted.map(|e| e.connection), Some(1));
+        assert!(a.is_evicted());
+        drop(a);
+        // Dropping the evicted slot does not release the newcomer's.
+        assert_eq!(slots.open(), 1);
     }
 }

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use devint_fs::read::{self, Follow, Limit};
+use devint_fs::read::{self, FileKind, Follow, Limit};
 
 use super::config::{ApprovalAuthority, EventSource, RelayRefusal, RelayedApproval, SourceError};
 use devint::time::UnixSecs;
@@ -214,15 +214,43 @@ impl ApprovalAuthority for QueueAuthority {
                 e.kind()
             ))
         };
-        let mut file = OpenOptions::new()
+        let queue = self.queue();
+        // Never blocks and never follows a link (issue 16 item 1): a FIFO with no reader
+        // fails the open at once (ENXIO), one with a reader — like a device or anything
+        // else not a regular file — is refused after the `fstat`, before a byte is written.
+        let flags = rustix::fs::OFlags::NONBLOCK
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::NOCTTY;
+        let mut file = match OpenOptions::new()
             .create(true)
             .append(true)
             .mode(0o600)
-            .open(self.queue())
-            .map_err(fail)?;
+            .custom_flags(flags.bits() as i32)
+            .open(&queue)
+        {
+            Ok(file) => file,
+            Err(e) => {
+                return Err(match std::fs::symlink_metadata(&queue) {
+                    Ok(meta) if !meta.is_file() => not_regular(FileKind::of(&meta)),
+                    _ => fail(e),
+                })
+            }
+        };
+        let meta = file.metadata().map_err(fail)?;
+        if !meta.is_file() {
+            return Err(not_regular(FileKind::of(&meta)));
+        }
         file.write_all(format!("{line}\n").as_bytes())
             .map_err(fail)?;
         file.sync_all().map_err(fail)?;
         Ok(())
     }
+}
+
+/// The refusal of a queue path that is not a regular file, naming what it is.
+fn not_regular(kind: FileKind) -> SourceError {
+    SourceError(format!(
+        "the approval queue (approvals/queue.jsonl in the runtime's state directory) is {kind}, \
+         not a regular file; remove it and relay the approval again"
+    ))
 }
