@@ -75,6 +75,8 @@ mod token;
 #[cfg(not(loom))]
 mod tools;
 #[cfg(not(loom))]
+mod upgrade;
+#[cfg(not(loom))]
 mod version;
 #[cfg(not(loom))]
 mod whoami;
