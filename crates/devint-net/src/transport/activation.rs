@@ -147,7 +147,14 @@ fn check(
     if !listening {
         return Err(AdoptError::NotListening(passed));
     }
-    let checked = check_bound(&passed).map_err(AdoptError::Insecure)?;
+    // A runtime's own socket was bound in a staging directory and renamed into place, so
+    // its name is the staging path: at a hand-over the path checked is the one we serve at.
+    // A service manager binds at the path itself, and must have bound ours.
+    let at = match origin {
+        Origin::Handover => expected,
+        Origin::ServiceManager => passed.as_path(),
+    };
+    let checked = check_bound(at).map_err(AdoptError::Insecure)?;
     let same = std::fs::symlink_metadata(expected)
         .map(|m| (m.dev(), m.ino()) == (checked.dev, checked.ino))
         .unwrap_or(false);

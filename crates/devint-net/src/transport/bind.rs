@@ -185,6 +185,8 @@ pub enum Removal {
     NotOurs,
     /// Nothing was at the path any more.
     AlreadyGone,
+    /// The path belongs to whoever bound the socket (a service manager): left in place.
+    Kept,
 }
 
 /// Removes the socket path at shutdown, but only while the inode there is still the one we
@@ -214,8 +216,12 @@ impl SocketGuard {
         self.armed = false;
     }
 
-    /// Remove the socket path if the inode there is still ours.
+    /// Remove the socket path if the inode there is still ours (and we are the one that
+    /// removes it: never a service manager's socket, [`Removal::Kept`]).
     pub fn close(mut self) -> io::Result<Removal> {
+        if !self.armed {
+            return Ok(Removal::Kept);
+        }
         self.armed = false;
         remove_if_ours(&self.path, self.dev, self.ino)
     }
