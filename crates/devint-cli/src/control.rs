@@ -1,0 +1,259 @@
+//! `devint stop` and `devint restart`: signal the runtime that answers on the socket, by the
+//! pid its provenance reports (spec §8), once the socket and the process are shown to be
+//! this user's and this runtime's.
+//!
+//! `stop` sends SIGTERM and waits until the process has exited; `restart` sends SIGHUP,
+//! which makes `serve` finish in-flight requests and re-execute the binary at its path on
+//! the same socket ([`crate::upgrade`]), and waits until the re-executed runtime answers.
+//! This module must never signal a process it has not tied to the socket and to our uid:
+//! the pid comes from the runtime's own word, so it is checked against the kernel's.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use devint::wire::pb;
+use rustix::process::{Pid, Signal};
+use serde_json::json;
+
+use crate::connect;
+use crate::exit::{CliError, Exit};
+use crate::output::Out;
+
+/// How long `stop` and `restart` wait for the runtime to do it.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// What to ask of the runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// SIGTERM: stop.
+    Stop,
+    /// SIGHUP: re-execute the binary at its path, keeping the socket.
+    Restart,
+}
+
+impl Ask {
+    fn name(self) -> &'static str {
+        match self {
+            Ask::Stop => "stop",
+            Ask::Restart => "restart",
+        }
+    }
+}
+
+/// The runtime that answered, tied to a process of ours.
+struct Target {
+    pid: u32,
+    executable: String,
+    started: u64,
+}
+
+/// Run `devint stop` or `devint restart` on the runtime at `socket`.
+pub async fn run(out: &Out, socket: &Path, ask: Ask) -> Result<Exit, CliError> {
+    let negotiated = connect::negotiate(socket).await?;
+    let info = negotiated.info.clone();
+    let target = identify(socket, negotiated.client.provenance()).map_err(|e| {
+        e.with_runtime(&info)
+            .context(&format!("`devint {}` refused", ask.name()))
+    })?;
+    drop(negotiated);
+    let pid = Pid::from_raw(target.pid as i32)
+        .ok_or_else(|| CliError::internal(format!("pid {} is not a pid", target.pid)))?;
+    if ask == Ask::Restart {
+        // The re-executed runtime is told from the old one by its start time (seconds):
+        // let the second in which the old one started pass first.
+        while unix_now() <= target.started {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let signal = match ask {
+        Ask::Stop => Signal::TERM,
+        Ask::Restart => Signal::HUP,
+    };
+    rustix::process::kill_process(pid, signal).map_err(|e| {
+        CliError::internal(format!(
+            "cannot signal the runtime (pid {}): {e}",
+            target.pid
+        ))
+    })?;
+    let deadline = Instant::now() + WAIT;
+    let done = match ask {
+        Ask::Stop => loop {
+            if !alive(target.pid) {
+                break true;
+            }
+            if Instant::now() > deadline {
+                break false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        },
+        Ask::Restart => loop {
+            if let Ok(n) = connect::negotiate(socket).await {
+                if n.client
+                    .provenance()
+                    .is_some_and(|p| p.pid == target.pid && p.started_at_unix_secs > target.started)
+                {
+                    break true;
+                }
+            }
+            if Instant::now() > deadline || !alive(target.pid) {
+                break false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        },
+    };
+    if !done {
+        return Err(CliError::internal(format!(
+            "the runtime (pid {}) did not {} within {}s",
+            target.pid,
+            ask.name(),
+            WAIT.as_secs()
+        ))
+        .fix(format!(
+            "look at its log (journalctl --user -u devint, or the terminal running serve); \
+             `kill -TERM {}` stops it",
+            target.pid
+        )));
+    }
+    let doc = json!({ "pid": target.pid, "executable": target.executable, "socket": socket.display().to_string() });
+    out.result(ask.name(), Some(&info), &doc, |_| match ask {
+        Ask::Stop => format!(
+            "stopped the runtime (pid {}) on {}",
+            target.pid,
+            socket.display()
+        ),
+        Ask::Restart => format!(
+            "restarted the runtime (pid {}) from {} on {}",
+            target.pid,
+            target.executable,
+            socket.display()
+        ),
+    })?;
+    Ok(Exit::Ok)
+}
+
+/// Tie the runtime's word (its provenance pid) to the kernel's: the socket is ours, the
+/// process is ours, and it runs the executable the runtime named.
+fn identify(socket: &Path, provenance: Option<&pb::RuntimeProvenance>) -> Result<Target, CliError> {
+    let ours = rustix::process::geteuid().as_raw();
+    let Some(p) = provenance else {
+        return Err(CliError::new(
+            Exit::Unverifiable,
+            "the runtime reports no provenance (DI-API below v4), so its pid is unknown",
+        )
+        .fix("stop it where it runs (Ctrl-C, or its service manager)"));
+    };
+    let owner = std::fs::symlink_metadata(socket)
+        .map(|m| m.uid())
+        .map_err(|e| CliError::internal(format!("cannot examine {}: {e}", socket.display())))?;
+    if owner != ours {
+        return Err(CliError::new(
+            Exit::Refuted,
+            format!(
+                "the socket {} is owned by uid {owner}, not by you (uid {ours})",
+                socket.display()
+            ),
+        )
+        .fix("stop only runtimes you started; choose your own socket with --socket"));
+    }
+    let process = process_of(p.pid)?;
+    if process.uid != ours {
+        return Err(CliError::new(
+            Exit::Refuted,
+            format!(
+                "the runtime names pid {} as itself, but that process belongs to uid {}, not \
+                 to you (uid {ours})",
+                p.pid, process.uid
+            ),
+        )
+        .fix("stop only runtimes you started"));
+    }
+    if !process.runs(Path::new(&p.executable_path)) {
+        return Err(CliError::new(
+            Exit::Refuted,
+            format!(
+                "the runtime names pid {} as itself, but that process runs {}, not {}",
+                p.pid,
+                process.exe.display(),
+                p.executable_path
+            ),
+        )
+        .fix("nothing was signalled; stop the runtime where it runs (Ctrl-C, or its service manager)"));
+    }
+    Ok(Target {
+        pid: p.pid,
+        executable: p.executable_path.clone(),
+        started: p.started_at_unix_secs,
+    })
+}
+
+/// A process as the kernel shows it.
+struct Process {
+    uid: u32,
+    exe: PathBuf,
+}
+
+impl Process {
+    /// Whether it runs `path`: the same path, or that path replaced since it started (the
+    /// kernel then names it `PATH (deleted)`).
+    fn runs(&self, path: &Path) -> bool {
+        let shown = self.exe.to_string_lossy();
+        let path = path.to_string_lossy();
+        shown == path || shown.strip_suffix(" (deleted)") == Some(&*path)
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn process_of(pid: u32) -> Result<Process, CliError> {
+    let dir = PathBuf::from(format!("/proc/{pid}"));
+    let gone = |e: std::io::Error| {
+        CliError::new(
+            Exit::Refuted,
+            format!("the runtime names pid {pid} as itself, but there is no such process ({e})"),
+        )
+        .fix("the runtime may run in another pid namespace (a container); stop it there")
+    };
+    let uid = std::fs::metadata(&dir).map_err(gone)?.uid();
+    let exe = std::fs::read_link(dir.join("exe")).map_err(gone)?;
+    Ok(Process { uid, exe })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_of(pid: u32) -> Result<Process, CliError> {
+    Err(CliError::new(
+        Exit::Unverifiable,
+        format!(
+            "cannot confirm on this system that pid {pid} is the runtime, so nothing was signalled"
+        ),
+    )
+    .fix(format!(
+        "under launchd: `launchctl kickstart -k gui/$(id -u)/{}`; otherwise `kill -TERM {pid}`",
+        crate::service::LAUNCHD_LABEL
+    )))
+}
+
+/// Whether `pid` is still running (not gone, not a zombie waiting for its parent).
+fn alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // The state follows the command name's closing parenthesis.
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state != "Z" && state != "X"),
+            Err(_) => false,
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Pid::from_raw(pid as i32).is_some_and(|p| rustix::process::test_kill_process(p).is_ok())
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
