@@ -20,7 +20,7 @@ use devint_net::book::{BookFile, SharedBook};
 use devint_net::provenance::RuntimeProvenance;
 use devint_net::server::Ending;
 use devint_net::server::Server;
-use devint_net::transport::activation::{self, Origin};
+use devint_net::transport::activation::{self, HandOverFailed, Origin};
 use devint_net::transport::{bind_secure, BoundSocket};
 use devint_runtime::reference::PolicyUrl;
 
@@ -219,13 +219,23 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
             exe.display()
         ));
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-        let (error, back) = activation::exec_with_socket(socket_kept, exe, &args);
-        tracing::error!(%error, executable = %exe.display(), "cannot re-execute; serving on with this binary");
-        say(&format!(
-            "cannot re-execute {} ({error}); still serving with the running binary: fix it, then `devint restart`",
-            exe.display()
-        ));
-        stops.stop_watching();
-        bound = back;
+        match activation::exec_with_socket(socket_kept, exe, &args) {
+            HandOverFailed::NotRun(error, back) => {
+                tracing::error!(%error, executable = %exe.display(), "cannot re-execute; serving on with this binary");
+                say(&format!(
+                    "cannot re-execute {} ({error}); still serving with the running binary: fix it, then `devint restart`",
+                    exe.display()
+                ));
+                stops.stop_watching();
+                bound = back;
+            }
+            HandOverFailed::Exec(error) => {
+                return Err(CliError::internal(format!(
+                    "cannot re-execute {} ({error}); the runtime stopped",
+                    exe.display()
+                ))
+                .fix("put a working devint binary at that path and start the runtime again (`devint serve`, or its service)"));
+            }
+        }
     }
 }

@@ -171,18 +171,32 @@ fn check(
     ))
 }
 
+/// Why a hand-over did not happen.
+#[derive(Debug)]
+pub enum HandOverFailed {
+    /// The executable cannot be run (missing, not a file, not executable by us): nothing was
+    /// attempted, and the socket is given back, still ours and listening.
+    NotRun(io::Error, BoundSocket),
+    /// The exec itself failed after the descriptors were arranged for it: this process's
+    /// descriptor table may no longer be what it was, so it must not go on serving.
+    Exec(io::Error),
+}
+
 /// Hand `socket` over to `executable` (with `args`): exec it in this process (same pid, so a
 /// service manager keeps tracking it) with the listener at fd 3, `LISTEN_FDS=1` and
 /// `LISTEN_PID` ours, so it adopts the socket by [`adopt_from_env`]. The socket stays bound
 /// and listening throughout; connections that arrive meanwhile wait in its backlog.
-/// Returns only if the exec failed: the error, and the socket (still ours, still listening).
+/// Returns only if the hand-over did not happen.
 pub fn exec_with_socket(
     socket: BoundSocket,
     executable: &Path,
     args: &[std::ffi::OsString],
-) -> (io::Error, BoundSocket) {
+) -> HandOverFailed {
     use command_fds::{CommandFdExt, FdMapping};
     use std::os::unix::process::CommandExt;
+    if let Err(e) = runnable(executable) {
+        return HandOverFailed::NotRun(e, socket);
+    }
     let name = if socket.removes_at_close() {
         HANDOVER_NAME.to_owned()
     } else {
@@ -193,10 +207,10 @@ pub fn exec_with_socket(
             .unwrap_or_else(|| "devint.socket".to_owned())
     };
     // The exec replaces this process, so the socket's guard never runs: the new executable
-    // owns the path from then on. A duplicate goes to fd 3, so a failed exec leaves ours.
+    // owns the path from then on.
     let duplicate = match socket.listener().try_clone() {
         Ok(d) => d,
-        Err(e) => return (e, socket),
+        Err(e) => return HandOverFailed::NotRun(e, socket),
     };
     let mut command = std::process::Command::new(executable);
     command
@@ -208,9 +222,21 @@ pub fn exec_with_socket(
         parent_fd: OwnedFd::from(duplicate),
         child_fd: LISTEN_FDS_START,
     }]) {
-        return (io::Error::other(e), socket);
+        return HandOverFailed::NotRun(io::Error::other(e), socket);
     }
-    (command.exec(), socket)
+    let error = command.exec();
+    // The socket's path now belongs to nobody new: let this process remove it as it exits.
+    drop(socket);
+    HandOverFailed::Exec(error)
+}
+
+/// Whether `path` is a regular file this process may execute.
+fn runnable(path: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    rustix::fs::access(path, rustix::fs::Access::EXEC_OK).map_err(io::Error::from)
 }
 
 /// Tell the service manager the runtime is ready (`READY=1`), when `NOTIFY_SOCKET` is set.
