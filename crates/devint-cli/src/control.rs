@@ -257,3 +257,104 @@ fn unix_now() -> u64 {
         .map(|d| d.as_secs())
         .unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provenance(pid: u32, exe: &str) -> pb::RuntimeProvenance {
+        pb::RuntimeProvenance {
+            pid,
+            executable_path: exe.to_owned(),
+            ..pb::RuntimeProvenance::default()
+        }
+    }
+
+    /// A file owned by us standing in for the socket.
+    fn our_socket() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix("dvc")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let path = dir.path().join("devint.sock");
+        std::fs::write(&path, "").unwrap();
+        (dir, path)
+    }
+
+    fn refused(socket: &Path, p: Option<&pb::RuntimeProvenance>) -> CliError {
+        match identify(socket, p) {
+            Ok(t) => panic!("pid {} was accepted", t.pid),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn a_runtime_without_provenance_is_never_signalled() {
+        let (_d, socket) = our_socket();
+        let e = refused(&socket, None);
+        assert_eq!(e.exit, Exit::Unverifiable);
+        assert!(e.message.contains("its pid is unknown"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_socket_owned_by_someone_else_is_refused() {
+        let ours = rustix::process::geteuid().as_raw();
+        let (_d, mut socket) = our_socket();
+        if ours == 0 {
+            // As root, hand our stand-in to another uid.
+            let nobody = rustix::process::Uid::from_raw(65534);
+            rustix::fs::chown(&socket, Some(nobody), None).unwrap();
+        } else {
+            // Otherwise a path root owns.
+            socket = PathBuf::from("/");
+        }
+        let me = std::env::current_exe().unwrap();
+        let p = provenance(std::process::id(), &me.display().to_string());
+        let e = refused(&socket, Some(&p));
+        assert_eq!(e.exit, Exit::Refuted);
+        assert!(e.message.contains("not by you"), "{}", e.message);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pid_that_runs_another_executable_is_refused() {
+        let (_d, socket) = our_socket();
+        let p = provenance(std::process::id(), "/usr/local/bin/devint");
+        let e = refused(&socket, Some(&p));
+        assert_eq!(e.exit, Exit::Refuted);
+        assert!(
+            e.message.contains("not /usr/local/bin/devint"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pid_with_no_process_is_refused() {
+        let (_d, socket) = our_socket();
+        // Above the kernel's pid_max ceiling (2^22): never a process.
+        let p = provenance(4_194_305, "/usr/local/bin/devint");
+        let e = refused(&socket, Some(&p));
+        assert!(e.message.contains("no such process"), "{}", e.message);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn our_own_process_running_the_named_executable_is_accepted() {
+        let (_d, socket) = our_socket();
+        let me = std::fs::read_link("/proc/self/exe").unwrap();
+        let p = provenance(std::process::id(), &me.display().to_string());
+        assert!(identify(&socket, Some(&p)).is_ok());
+    }
+
+    #[test]
+    fn a_replaced_executable_still_names_its_path() {
+        let shown = Process {
+            uid: 0,
+            exe: PathBuf::from("/b/devint (deleted)"),
+        };
+        assert!(shown.runs(Path::new("/b/devint")));
+        assert!(!shown.runs(Path::new("/c/devint")));
+    }
+}
