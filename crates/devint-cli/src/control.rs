@@ -10,7 +10,7 @@
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use devint::wire::pb;
 use rustix::process::{Pid, Signal};
@@ -62,7 +62,7 @@ pub async fn run(out: &Out, socket: &Path, ask: Ask) -> Result<Exit, CliError> {
     if ask == Ask::Restart {
         // The re-executed runtime is told from the old one by its start time (seconds):
         // let the second in which the old one started pass first.
-        while unix_now() <= target.started {
+        while crate::words::now_unix_secs() <= target.started {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -188,6 +188,7 @@ fn identify(socket: &Path, provenance: Option<&pb::RuntimeProvenance>) -> Result
 }
 
 /// A process as the kernel shows it.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Process {
     uid: u32,
     exe: PathBuf,
@@ -249,13 +250,6 @@ fn alive(pid: u32) -> bool {
     {
         Pid::from_raw(pid as i32).is_some_and(|p| rustix::process::test_kill_process(p).is_ok())
     }
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

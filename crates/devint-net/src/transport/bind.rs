@@ -337,12 +337,7 @@ impl BoundSocket {
 ///   replaced. Anything else at `path` refuses the bind.
 pub fn bind_secure(path: &Path) -> Result<BoundSocket, BindError> {
     let ours = rustix::process::geteuid().as_raw();
-    check_length(path, path)?;
-    let name = match path.components().next_back() {
-        Some(Component::Normal(n)) => n.to_os_string(),
-        _ => return Err(BindError::NoFileName(path.to_path_buf())),
-    };
-    let parent = path.parent().unwrap_or_else(|| Path::new("/"));
+    let (name, parent) = name_and_parent(path)?;
     let dir = secure_directory(parent, ours)?;
     let target = dir.join(&name);
     check_length(path, &target)?;
@@ -374,12 +369,7 @@ pub(super) struct CheckedPath {
 /// Never creates, repairs or removes anything.
 pub(super) fn check_bound(path: &Path) -> Result<CheckedPath, BindError> {
     let ours = rustix::process::geteuid().as_raw();
-    check_length(path, path)?;
-    let name = match path.components().next_back() {
-        Some(Component::Normal(n)) => n.to_os_string(),
-        _ => return Err(BindError::NoFileName(path.to_path_buf())),
-    };
-    let parent = path.parent().unwrap_or_else(|| Path::new("/"));
+    let (name, parent) = name_and_parent(path)?;
     if !parent.exists() {
         return Err(BindError::NotADirectory(parent.to_path_buf()));
     }
@@ -405,6 +395,16 @@ pub(super) fn check_bound(path: &Path) -> Result<CheckedPath, BindError> {
         dev: meta.dev(),
         ino: meta.ino(),
     })
+}
+
+/// The socket path's length checked, and split into its file name and directory.
+fn name_and_parent(path: &Path) -> Result<(OsString, &Path), BindError> {
+    check_length(path, path)?;
+    let name = match path.components().next_back() {
+        Some(Component::Normal(n)) => n.to_os_string(),
+        _ => return Err(BindError::NoFileName(path.to_path_buf())),
+    };
+    Ok((name, path.parent().unwrap_or_else(|| Path::new("/"))))
 }
 
 fn check_length(given: &Path, resolved: &Path) -> Result<(), BindError> {
