@@ -122,11 +122,13 @@ fn home() -> Result<PathBuf, CliError> {
 /// Where `manager` reads the user's service files.
 fn unit_dir(manager: Manager) -> Result<PathBuf, CliError> {
     Ok(match manager {
-        Manager::Systemd => std::env::var_os("XDG_CONFIG_HOME")
+        Manager::Systemd => match std::env::var_os("XDG_CONFIG_HOME")
             .filter(|x| !x.is_empty() && Path::new(x).is_absolute())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home().unwrap_or_default().join(".config"))
-            .join("systemd/user"),
+        {
+            Some(config) => PathBuf::from(config),
+            None => home()?.join(".config"),
+        }
+        .join("systemd/user"),
         Manager::Launchd => home()?.join("Library/LaunchAgents"),
     })
 }
