@@ -217,20 +217,6 @@ fn replace_binary(exe: &Path) {
     std::fs::rename(&staged, exe).unwrap();
 }
 
-/// Wait until server `n`'s output says `what` `times` times (a deadline, not a timing).
-fn wait_for_output(s: &Sandbox, n: usize, what: &str, times: usize) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while s.serve_output(n).matches(what).count() < times {
-        assert!(
-            Instant::now() < deadline,
-            "no {what:?} x{times}: {}\n{}",
-            s.serve_output(n),
-            s.serve_errors(n)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn replacing_the_binary_under_serve_re_executes_it_and_commands_keep_working() {
     let mut s = Sandbox::new();
@@ -241,8 +227,8 @@ fn replacing_the_binary_under_serve_re_executes_it_and_commands_keep_working() {
     assert_eq!(s.run(&["tools"]).0, 0);
 
     replace_binary(&exe);
-    wait_for_output(&s, n, "re-executing", 1);
-    wait_for_output(&s, n, "stop with Ctrl-C", 2);
+    s.wait_for_output(n, "re-executing", 1);
+    s.wait_for_output(n, "stop with Ctrl-C", 2);
     assert!(s
         .serve_output(n)
         .contains("socket handed over by the previous executable"));

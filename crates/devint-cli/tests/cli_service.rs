@@ -7,7 +7,6 @@ mod cli_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use cli_support::{Sandbox, DEVINT};
 
@@ -139,19 +138,6 @@ fn service_install_and_uninstall_leave_a_unit_they_did_not_write_alone() {
     assert!(!log.exists(), "the manager was never asked");
 }
 
-/// Wait until server `n`'s output says `what` (a deadline, not a timing).
-fn wait_for_output(s: &Sandbox, n: usize, what: &str, times: usize) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while s.serve_output(n).matches(what).count() < times {
-        assert!(
-            Instant::now() < deadline,
-            "no {what:?}: {}",
-            s.serve_output(n)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn restart_re_executes_the_runtime_on_the_same_socket_and_stop_stops_it() {
     let mut s = Sandbox::new();
@@ -162,7 +148,7 @@ fn restart_re_executes_the_runtime_on_the_same_socket_and_stop_stops_it() {
         out.contains(&format!("restarted the runtime (pid {})", s.server_pid(n))),
         "{out}"
     );
-    wait_for_output(&s, n, "socket handed over by the previous executable", 1);
+    s.wait_for_output(n, "socket handed over by the previous executable", 1);
     let (code, out, err) = s.run(&["stop"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("stopped the runtime"), "{out}");
@@ -197,7 +183,7 @@ fn a_refuted_runtime_names_its_pid_and_the_restart_that_fixes_it() {
     s.enrol("read-only");
     // A broken upgrade (not executable): the runtime cannot re-execute and serves on.
     replace_with(&exe, Path::new(DEVINT), 0o644);
-    wait_for_output(&s, n, "cannot re-execute", 1);
+    s.wait_for_output(n, "cannot re-execute", 1);
 
     // spec §8 stays: the stale runtime is refused, and the message says what to run.
     let (code, _, err) = s.run(&["tools"]);

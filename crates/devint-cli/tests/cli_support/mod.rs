@@ -178,6 +178,20 @@ impl Sandbox {
         std::fs::read_to_string(self.root().join(format!("serve-{n}.err"))).unwrap_or_default()
     }
 
+    /// Wait until server `n`'s output says `what` `times` times (a deadline, not a timing).
+    pub fn wait_for_output(&self, n: usize, what: &str, times: usize) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.serve_output(n).matches(what).count() < times {
+            assert!(
+                Instant::now() < deadline,
+                "no {what:?} x{times}: {}\n{}",
+                self.serve_output(n),
+                self.serve_errors(n)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Server `n`'s pid.
     pub fn server_pid(&self, n: usize) -> u32 {
         self.servers[n].id()
