@@ -21,6 +21,7 @@ use crate::enrol::{EnrolArgs, TokensAction};
 use crate::output::{ColorChoice, OutputMode};
 use crate::profile::ProfileAction;
 use crate::serve::ServeArgs;
+use crate::service::ServiceAction;
 
 const EXAMPLES: &str = "\
 The journey:
@@ -58,7 +59,7 @@ pub struct Cli {
     )]
     pub socket: Option<PathBuf>,
     /// The runtime's state directory (default: AA_DEVINT_STATE_DIR, else ~/.aa). Read by
-    /// serve, enrol, enroll, tokens, whoami and profile.
+    /// serve, service, enrol, enroll, tokens, whoami and profile.
     #[arg(
         long,
         global = true,
@@ -108,6 +109,23 @@ pub enum Command {
     /// Run the runtime on the socket until SIGINT/SIGTERM.
     #[command(after_help = "Example:\n  devint serve --state-dir ~/.aa")]
     Serve(ServeArgs),
+    /// Stop the runtime on the socket (SIGTERM to the pid it reports, once it is shown to be
+    /// yours and this runtime).
+    #[command(after_help = "Example:\n  devint stop")]
+    Stop,
+    /// Re-execute the runtime from the binary at its path, keeping the socket (SIGHUP).
+    #[command(after_help = "Example:\n  devint restart")]
+    Restart,
+    /// Install, remove or inspect the service that runs `devint serve` (systemd user units
+    /// with socket activation, or a launchd agent).
+    #[command(
+        after_help = "Examples:\n  devint service install --print\n  devint service install\n  devint service status"
+    )]
+    Service {
+        /// What to do.
+        #[command(subcommand)]
+        action: ServiceAction,
+    },
     /// Enrol a client: issue a capability token and write it to the client's own 0600 file.
     #[command(
         visible_alias = "enroll",
@@ -419,6 +437,9 @@ impl Command {
     pub fn name(&self) -> &'static str {
         match self {
             Command::Serve(_) => "serve",
+            Command::Stop => "stop",
+            Command::Restart => "restart",
+            Command::Service { action } => action.name(),
             Command::Enrol(_) => "enrol",
             Command::Tokens { action } => action.name(),
             Command::Whoami(_) => "whoami",
@@ -452,6 +473,9 @@ impl Command {
             Command::Events(c) => Some(&c.token),
             Command::Approve(c) => Some(&c.token),
             Command::Serve(_)
+            | Command::Stop
+            | Command::Restart
+            | Command::Service { .. }
             | Command::Enrol(_)
             | Command::Tokens { .. }
             | Command::Profile { .. }
@@ -477,6 +501,9 @@ impl Command {
             Command::Events(_) => Some(Verb::ScopedEvents),
             Command::Approve(_) => Some(Verb::ApprovalRelay),
             Command::Serve(_)
+            | Command::Stop
+            | Command::Restart
+            | Command::Service { .. }
             | Command::Enrol(_)
             | Command::Tokens { .. }
             | Command::Whoami(_)
@@ -496,7 +523,11 @@ impl Command {
                 state_dir: true,
                 output: false,
             },
-            Command::Enrol(_) | Command::Tokens { .. } | Command::Whoami(_) => Uses {
+            Command::Stop | Command::Restart => CLIENT,
+            Command::Enrol(_)
+            | Command::Tokens { .. }
+            | Command::Whoami(_)
+            | Command::Service { .. } => Uses {
                 socket: true,
                 state_dir: true,
                 output: true,
@@ -542,9 +573,9 @@ impl Command {
     pub fn accepting(flag: GlobalFlag) -> &'static str {
         match flag {
             GlobalFlag::Socket => {
-                "commands that talk to a runtime, serve, enrol, tokens and whoami"
+                "commands that talk to a runtime, serve, service, enrol, tokens and whoami"
             }
-            GlobalFlag::StateDir => "serve, enrol, tokens, whoami and profile",
+            GlobalFlag::StateDir => "serve, service, enrol, tokens, whoami and profile",
             GlobalFlag::Output => "every command but serve, demo, completions and manpages",
             GlobalFlag::AllowUnverifiedRuntime => "apply, verify, repair, remove and sidecar",
         }

@@ -114,7 +114,14 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
             standing::explain(&standing)
         )),
         Decision::Refuse(refused) => {
-            return Err(standing::refusal(&standing, refused.exit(), command).with_runtime(&info));
+            return Err(standing::refusal_naming(
+                &standing,
+                refused.exit(),
+                command,
+                &ctx.socket,
+                client.provenance(),
+            )
+            .with_runtime(&info));
         }
     }
     let token = ctx.token.read().map_err(|e| e.with_runtime(&info))?;

@@ -5,8 +5,9 @@
 //! This module owns the mapping from what went wrong to the process's exit status.
 //! Outcomes are [`Exit`]'s codes and nothing else; the only other statuses are 128 + the
 //! signal for a command that did not finish ([`CutShort`]: 130 Ctrl-C, 141 a closed stdout,
-//! 143 SIGTERM), which say "it stopped" rather than how it ended. It must never let a
-//! failure exit 0.
+//! 143 SIGTERM), which say "it stopped" rather than how it ended, and 75 ([`Status::Replaced`],
+//! sysexits' `EX_TEMPFAIL`) for `devint serve --on-upgrade exit` leaving so that its service
+//! manager starts the new executable. It must never let a failure exit 0.
 
 use std::fmt;
 
@@ -35,7 +36,14 @@ pub enum Status {
     Outcome(Exit),
     /// Cut short by a signal.
     CutShort(CutShort),
+    /// `serve --on-upgrade exit` saw its executable replaced and left for its service manager
+    /// to start the new one (75: a non-zero status, so `Restart=on-failure` and launchd's
+    /// `SuccessfulExit=false` restart it, while a plain stop exits 0 and stays stopped).
+    Replaced,
 }
+
+/// The exit status of [`Status::Replaced`].
+pub const REPLACED_CODE: u8 = 75;
 
 impl Status {
     /// The process exit status.
@@ -43,6 +51,7 @@ impl Status {
         match self {
             Status::Outcome(exit) => exit.code(),
             Status::CutShort(signal) => 128 + signal as u8,
+            Status::Replaced => REPLACED_CODE,
         }
     }
 }

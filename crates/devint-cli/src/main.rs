@@ -31,6 +31,8 @@ mod connect;
 #[cfg(not(loom))]
 mod consent;
 #[cfg(not(loom))]
+mod control;
+#[cfg(not(loom))]
 mod demo;
 #[cfg(not(loom))]
 mod denial;
@@ -61,6 +63,8 @@ mod render;
 #[cfg(not(loom))]
 mod serve;
 #[cfg(not(loom))]
+mod service;
+#[cfg(not(loom))]
 mod sidecar;
 #[cfg(not(loom))]
 mod standing;
@@ -74,6 +78,8 @@ mod table;
 mod token;
 #[cfg(not(loom))]
 mod tools;
+#[cfg(not(loom))]
+mod upgrade;
 #[cfg(not(loom))]
 mod version;
 #[cfg(not(loom))]
@@ -228,6 +234,9 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
     let state = || StateDir::resolve(cli.state_dir.as_deref());
     match &cli.command {
         Command::Serve(args) => serve::run(&socket()?, &state()?, args).await,
+        Command::Stop => control::run(&out, &socket()?, control::Ask::Stop).await,
+        Command::Restart => control::run(&out, &socket()?, control::Ask::Restart).await,
+        Command::Service { action } => service::run(&out, action, &socket()?, &state()?),
         Command::Enrol(args) => enrol::enrol(&out, &state()?, &socket()?, args),
         Command::Tokens { action } => match action {
             TokensAction::List => enrol::list(&out, &state()?.book()),

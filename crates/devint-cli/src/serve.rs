@@ -1,6 +1,9 @@
-//! `devint serve`: the runtime. Binds the socket securely, serves the DI-API over the
-//! enrolment book, the backend and the audit log kept under one state directory, and shuts
-//! down gracefully on SIGINT or SIGTERM.
+//! `devint serve`: the runtime. Binds the socket securely (or adopts the one a service
+//! manager or its own previous executable passed, checked the same way), serves the DI-API
+//! over the enrolment book, the backend and the audit log kept under one state directory,
+//! tells a service manager when it is ready and stopping, shuts down gracefully on SIGINT
+//! or SIGTERM, and re-executes its binary, handing the listening socket over, on SIGHUP or
+//! when the binary is replaced ([`crate::upgrade`]).
 //!
 //! A binary whose whole purpose is to serve is itself the explicit opt-in (spec §1), so
 //! `AA_DEVINT_ENABLED` is not consulted. This module must never repair a socket directory's
@@ -14,13 +17,17 @@ use devint::audit::{AuditSink, FanoutSink, TracingAuditSink};
 use devint::backend::Lifecycle;
 use devint_net::audit_log::JsonLinesAuditLog;
 use devint_net::book::{BookFile, SharedBook};
+use devint_net::provenance::RuntimeProvenance;
+use devint_net::server::Ending;
 use devint_net::server::Server;
+use devint_net::transport::activation::{self, HandOverFailed, Origin};
 use devint_net::transport::{bind_secure, BoundSocket};
 use devint_runtime::reference::PolicyUrl;
 
 use crate::backend::{open_backend, BackendSite};
 use crate::exit::{CliError, Exit};
 use crate::state::{StateDir, StateLock};
+use crate::upgrade::{OnUpgrade, Stops, Why};
 
 /// `devint serve`'s own arguments (`--socket` and `--state-dir` are global).
 #[derive(Debug, Clone, clap::Args)]
@@ -41,6 +48,10 @@ pub struct ServeArgs {
     /// most a day). An expired plan is refused and must be reviewed again.
     #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = crate::args::plan_ttl())]
     pub plan_ttl: std::time::Duration,
+    /// When the executable is replaced (an upgrade): re-execute the new binary on the same
+    /// socket, or exit (status 75) for the service manager to restart it.
+    #[arg(long, value_enum, default_value_t = OnUpgrade::Reexec, value_name = "WHAT")]
+    pub on_upgrade: OnUpgrade,
 }
 
 /// A runtime ready to serve: bound socket, server, and the state directory's lock.
@@ -51,6 +62,10 @@ pub struct Runtime {
     pub socket: BoundSocket,
     /// Whether no client is enrolled yet.
     pub nobody_enrolled: bool,
+    /// Who bound the socket, when it was passed to us rather than bound here.
+    pub adopted: Option<Origin>,
+    /// This process's provenance, as the server reports it.
+    pub provenance: RuntimeProvenance,
     /// The state directory's lock, held while this value lives.
     _lock: StateLock,
 }
@@ -61,9 +76,7 @@ pub struct Runtime {
 /// second `serve` on the same path sees; then the state directory is locked, so two
 /// runtimes never share one audit chain, book writer or journal.
 pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Runtime, CliError> {
-    // spec §1: the transport refuses wrong modes/owners and a live runtime at the path.
-    let bound =
-        bind_secure(socket).map_err(|e| CliError::internal(format!("cannot serve: {e}")))?;
+    let (bound, adopted) = bind_or_adopt(socket)?;
     let lock = StateLock::acquire(state)?;
     let book = SharedBook::open(BookFile::new(state.book()))
         .map_err(|e| CliError::internal(format!("cannot load the enrolment book: {e}")))?;
@@ -76,13 +89,33 @@ pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Ru
     ]));
     let backend: Arc<dyn Lifecycle> = open_backend(site)
         .map_err(|e| CliError::internal(format!("cannot open the lifecycle backend: {e}")))?;
-    let server = Server::builder(Arc::new(book), backend, audit).build();
+    let provenance = RuntimeProvenance::capture();
+    let reported = provenance.clone();
+    let server = Server::builder(Arc::new(book), backend, audit)
+        .provenance(Arc::new(move || reported.to_wire()))
+        .build();
     Ok(Runtime {
         server,
         socket: bound,
         nobody_enrolled,
+        adopted,
+        provenance,
         _lock: lock,
     })
+}
+
+/// The socket passed by socket activation (a service manager, or this runtime's previous
+/// executable), checked as the secure bind checks its own; else a socket bound here.
+fn bind_or_adopt(socket: &Path) -> Result<(BoundSocket, Option<Origin>), CliError> {
+    // spec §1: the transport refuses wrong modes/owners and a live runtime at the path, for
+    // a passed socket as for its own.
+    match activation::adopt_from_env(socket) {
+        Ok(Some(adopted)) => Ok((adopted.socket, Some(adopted.origin))),
+        Ok(None) => bind_secure(socket)
+            .map(|bound| (bound, None))
+            .map_err(|e| CliError::internal(format!("cannot serve: {e}"))),
+        Err(e) => Err(CliError::internal(format!("cannot serve: {e}"))),
+    }
 }
 
 /// The exact command that enrols a first client for this runtime.
@@ -92,26 +125,6 @@ pub fn enrol_command(socket: &Path, state: &StateDir) -> String {
         socket.display(),
         state.root().display()
     )
-}
-
-/// Install the SIGINT and SIGTERM handlers now (before anything says "serving", so a signal
-/// sent right after can never hit the default action) and return the future that resolves
-/// when either arrives.
-fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, CliError> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let install = |kind| {
-        signal(kind)
-            .map_err(|e| CliError::internal(format!("cannot install a signal handler: {e}")))
-    };
-    let mut interrupt = install(SignalKind::interrupt())?;
-    let mut terminate = install(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-        tracing::info!("shutdown requested");
-    })
 }
 
 /// `--gateway-url` (or `AA_DEVINT_GATEWAY_URL`) checked by the runtime's one URL rule; a
@@ -140,13 +153,18 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
         gateway_base_url: gateway_url(args.gateway_url.as_deref())?,
         plan_ttl: args.plan_ttl,
     };
-    let shutdown = shutdown_signal()?;
+    let mut stops = Stops::install()?;
     let runtime = prepare(socket, state, &site)?;
     // A closed stdout must not stop the runtime: what it prints is a courtesy.
     let say = |text: &str| {
         let _ = crate::output::write_stdout(text);
     };
     say(&format!("devint runtime serving on {}", socket.display()));
+    match runtime.adopted {
+        Some(Origin::ServiceManager) => say("  socket passed by the service manager"),
+        Some(Origin::Handover) => say("  socket handed over by the previous executable"),
+        None => {}
+    }
     say(&format!("  state directory: {}", state.devint().display()));
     say(&format!("  audit log: {}", state.audit_log().display()));
     for warning in crate::profile::unloadable_at_start(state, site.gateway_base_url.as_ref()) {
@@ -156,12 +174,73 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
         say("no client is enrolled yet; enrol one with:");
         say(&format!("  {}", enrol_command(socket, state)));
     }
-    say("stop with Ctrl-C (SIGINT) or SIGTERM");
-    runtime
-        .server
-        .serve(runtime.socket, shutdown)
-        .await
-        .map_err(|e| CliError::internal(e.to_string()))?;
-    say("devint runtime stopped");
-    Ok(Exit::Ok)
+    if !runtime.provenance.executable_present() {
+        stops.stop_watching();
+        say("  cannot read this executable's path: an upgrade is not noticed (`devint restart` re-executes)");
+    }
+    say("stop with Ctrl-C (SIGINT) or SIGTERM; SIGHUP re-executes the binary");
+    activation::notify_ready(&format!("serving on {}", socket.display()));
+    let Runtime {
+        server,
+        socket: mut bound,
+        provenance,
+        _lock,
+        ..
+    } = runtime;
+    loop {
+        let mut why = None;
+        let stop = async {
+            let w = stops.next(&provenance).await;
+            why = Some(w);
+            match (w, args.on_upgrade) {
+                (Why::Restart, _) | (Why::Replaced, OnUpgrade::Reexec) => Ending::HandOver,
+                (Why::Stop, _) | (Why::Replaced, OnUpgrade::Exit) => {
+                    activation::notify_stopping();
+                    Ending::Close
+                }
+            }
+        };
+        let kept = server
+            .serve_until(bound, stop)
+            .await
+            .map_err(|e| CliError::internal(e.to_string()))?;
+        let Some(socket_kept) = kept else {
+            say("devint runtime stopped");
+            if why == Some(Why::Replaced) {
+                return Err(CliError::new(
+                    crate::exit::Status::Replaced,
+                    format!(
+                        "the executable {} was replaced; exiting (status 75) for the service \
+                         manager to start the new one (--on-upgrade exit)",
+                        provenance.executable_path().display()
+                    ),
+                ));
+            }
+            return Ok(Exit::Ok);
+        };
+        let exe = provenance.executable_path();
+        say(&format!(
+            "re-executing {} on the same socket",
+            exe.display()
+        ));
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        match activation::exec_with_socket(socket_kept, exe, &args) {
+            HandOverFailed::NotRun(error, back) => {
+                tracing::error!(%error, executable = %exe.display(), "cannot re-execute; serving on with this binary");
+                say(&format!(
+                    "cannot re-execute {} ({error}); still serving with the running binary: fix it, then `devint restart`",
+                    exe.display()
+                ));
+                stops.stop_watching();
+                bound = back;
+            }
+            HandOverFailed::Exec(error) => {
+                return Err(CliError::internal(format!(
+                    "cannot re-execute {} ({error}); the runtime stopped",
+                    exe.display()
+                ))
+                .fix("put a working devint binary at that path and start the runtime again (`devint serve`, or its service)"));
+            }
+        }
+    }
 }

@@ -7,7 +7,10 @@
 //! `--allow-unverified-runtime` override a *refuted* runtime (the shared decision never
 //! does).
 
-use devint::provenance::Standing;
+use std::path::Path;
+
+use devint::provenance::{RefutedBecause, Standing};
+use devint::wire::pb;
 pub use devint_net::client::{assess_standing as assess, decide_for_verb, Decision};
 
 use crate::exit::{CliError, Exit};
@@ -32,6 +35,42 @@ pub fn refusal(standing: &Standing, exit: Exit, command: &str) -> CliError {
          --allow-unverified-runtime to proceed anyway"
     };
     CliError::new(exit, message).fix(fix)
+}
+
+/// [`refusal`], naming the runtime's pid and the exact command that fixes it when the
+/// runtime is refuted for running another binary than the one at its path (replaced,
+/// removed, or another build): spec §8 still refuses it; `devint restart` re-executes the
+/// binary now at the path on the same socket.
+pub fn refusal_naming(
+    standing: &Standing,
+    exit: Exit,
+    command: &str,
+    socket: &Path,
+    provenance: Option<&pb::RuntimeProvenance>,
+) -> CliError {
+    let error = refusal(standing, exit, command);
+    let (Standing::Refuted(why), Some(p)) = (standing, provenance) else {
+        return error;
+    };
+    let restart = format!("devint restart --socket {}", socket.display());
+    let fix = match why {
+        RefutedBecause::ExecutableGone => format!(
+            "run `{restart}`: the runtime (pid {}) re-executes the binary now at {} on the same              socket (a runtime serving with the default --on-upgrade reexec does so by itself              within seconds)",
+            p.pid, p.executable_path
+        ),
+        RefutedBecause::DifferentBuild(_) => format!(
+            "run `{restart}` if the binary now at {} is the build you are using (the runtime,              pid {}, re-executes it on the same socket); otherwise `devint stop --socket {}`              and start `devint serve` from your build",
+            p.executable_path,
+            p.pid,
+            socket.display()
+        ),
+        _ => return error,
+    };
+    CliError {
+        message: format!("{} (pid {})", error.message, p.pid),
+        remediation: Some(fix),
+        ..error
+    }
 }
 
 #[cfg(test)]
@@ -59,5 +98,30 @@ mod tests {
             .remediation
             .expect("a fix")
             .contains("--allow-unverified-runtime"));
+    }
+
+    #[test]
+    fn a_replaced_executable_names_the_pid_and_the_restart_command() {
+        let p = pb::RuntimeProvenance {
+            pid: 4242,
+            executable_path: "/usr/local/bin/devint".into(),
+            ..pb::RuntimeProvenance::default()
+        };
+        let s = Standing::Refuted(RefutedBecause::ExecutableGone);
+        let e = refusal_naming(
+            &s,
+            Exit::Refuted,
+            "tools",
+            Path::new("/r/devint.sock"),
+            Some(&p),
+        );
+        assert_eq!(e.exit, Exit::Refuted);
+        assert!(e.message.contains("(pid 4242)"), "{}", e.message);
+        let fix = e.remediation.expect("a fix");
+        assert!(
+            fix.contains("`devint restart --socket /r/devint.sock`"),
+            "{fix}"
+        );
+        assert!(fix.contains("/usr/local/bin/devint"), "{fix}");
     }
 }

@@ -118,30 +118,43 @@ impl Sandbox {
     /// Start `devint serve EXTRA…` on the default socket.
     pub fn serve_args(&mut self, extra: &[&str]) -> usize {
         let (socket, state) = (self.socket(), self.state());
-        self.spawn_serve(&socket, &state, extra)
+        self.serve_program(Path::new(DEVINT), &socket, &state, extra)
     }
 
-    /// Start `devint serve` on `socket` over the state directory `state`.
-    pub fn serve_with(&mut self, socket: &Path, state: &Path) -> usize {
-        self.spawn_serve(socket, state, &[])
-    }
-
-    fn spawn_serve(&mut self, socket: &Path, state: &Path, extra: &[&str]) -> usize {
-        let log = self
-            .root()
-            .join(format!("serve-{}.out", self.servers.len()));
-        let mut c = std::process::Command::new(DEVINT);
+    /// `program` with this sandbox's environment and nothing else from ours.
+    pub fn std_command(&self, program: &Path) -> std::process::Command {
+        let mut c = std::process::Command::new(program);
         c.env_clear();
         for (k, v) in self.env_pairs() {
             c.env(k, v);
         }
+        c
+    }
+
+    /// Start `devint serve` on `socket` over the state directory `state`.
+    pub fn serve_with(&mut self, socket: &Path, state: &Path) -> usize {
+        self.serve_program(Path::new(DEVINT), socket, state, &[])
+    }
+
+    /// Start `PROGRAM serve EXTRA…` (a copy of the devint binary) on `socket` over `state`.
+    pub fn serve_program(
+        &mut self,
+        program: &Path,
+        socket: &Path,
+        state: &Path,
+        extra: &[&str],
+    ) -> usize {
+        let log = self
+            .root()
+            .join(format!("serve-{}.out", self.servers.len()));
+        let mut c = self.std_command(program);
         c.env("AA_DEVINT_SOCKET", socket)
             .env("AA_DEVINT_STATE_DIR", state)
             .arg("serve")
             .args(extra)
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(Stdio::null());
+            .stderr(std::fs::File::create(log.with_extension("err")).unwrap());
         let mut child = c.spawn().expect("spawn devint serve");
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
@@ -171,6 +184,35 @@ impl Sandbox {
     /// What server `n` printed.
     pub fn serve_output(&self, n: usize) -> String {
         std::fs::read_to_string(self.root().join(format!("serve-{n}.out"))).unwrap_or_default()
+    }
+
+    /// What server `n` wrote to stderr.
+    pub fn serve_errors(&self, n: usize) -> String {
+        std::fs::read_to_string(self.root().join(format!("serve-{n}.err"))).unwrap_or_default()
+    }
+
+    /// Wait until server `n`'s output says `what` `times` times (a deadline, not a timing).
+    pub fn wait_for_output(&self, n: usize, what: &str, times: usize) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.serve_output(n).matches(what).count() < times {
+            assert!(
+                Instant::now() < deadline,
+                "no {what:?} x{times}: {}\n{}",
+                self.serve_output(n),
+                self.serve_errors(n)
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Server `n`'s pid.
+    pub fn server_pid(&self, n: usize) -> u32 {
+        self.servers[n].id()
+    }
+
+    /// Wait for server `n` to exit on its own; returns its status and what it wrote.
+    pub fn wait_server(&mut self, n: usize) -> std::process::ExitStatus {
+        self.servers[n].wait().expect("wait")
     }
 
     /// Send SIGTERM to server `n` and wait for it.

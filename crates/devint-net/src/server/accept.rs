@@ -10,7 +10,7 @@ use tokio::net::UnixListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::transport::{verify_peer, BoundSocket, SocketGuard};
+use crate::transport::{verify_peer, BoundSocket};
 use devint::audit::{AuditEvent, AuditKind, ConnectionLimit, EvictedStage};
 use devint::session::{AnyConnection, Connection};
 
@@ -27,6 +27,16 @@ pub enum ServeError {
     Register(#[source] std::io::Error),
 }
 
+/// How a serve ends: close the socket, or keep it listening for the next executable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Stop listening and remove the socket path if its inode is still ours.
+    Close,
+    /// Finish in-flight requests, then give the still-listening socket back to the caller
+    /// (to hand over to a new executable, `transport::activation::exec_with_socket`).
+    HandOver,
+}
+
 impl Server {
     /// Serve on `socket` until `shutdown` resolves; then stop accepting, give in-flight
     /// requests the grace period, close every connection and remove the socket if its
@@ -36,24 +46,57 @@ impl Server {
         socket: BoundSocket,
         shutdown: impl Future<Output = ()>,
     ) -> Result<(), ServeError> {
-        let (listener, guard) = socket.into_tokio().map_err(ServeError::Register)?;
-        self.serve_listener(listener, guard, shutdown).await
+        self.serve_until(socket, async {
+            shutdown.await;
+            Ending::Close
+        })
+        .await
+        .map(|_| ())
     }
 
+    /// Serve on `socket` until `stop` resolves, then end as it says: [`Ending::Close`] as
+    /// [`Server::serve`] does (`Ok(None)`), or [`Ending::HandOver`]: the same drain of
+    /// in-flight requests, but the socket stays bound and listening (new connections wait
+    /// in its backlog) and is returned.
+    pub async fn serve_until(
+        &self,
+        socket: BoundSocket,
+        stop: impl Future<Output = Ending>,
+    ) -> Result<Option<BoundSocket>, ServeError> {
+        let (listener, guard) = socket.into_tokio().map_err(ServeError::Register)?;
+        match self.serve_listener(listener, stop).await {
+            Some(listener) => {
+                let listener = listener
+                    .into_std()
+                    .and_then(|l| l.set_nonblocking(false).map(|()| l))
+                    .map_err(ServeError::Register)?;
+                Ok(Some(BoundSocket::from_parts(listener, guard)))
+            }
+            None => {
+                match guard.close() {
+                    Ok(removal) => tracing::info!(?removal, "socket closed"),
+                    Err(error) => tracing::warn!(%error, "could not remove the socket"),
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Accept until `stop`, then stop accepting and drain. The listener is closed first at
+    /// [`Ending::Close`], and kept (returned) at [`Ending::HandOver`].
     async fn serve_listener(
         &self,
         listener: UnixListener,
-        guard: SocketGuard,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<(), ServeError> {
+        stop: impl Future<Output = Ending>,
+    ) -> Option<UnixListener> {
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut tasks = JoinSet::new();
         let ids = AtomicU64::new(1);
         let mut backoff = Duration::from_millis(10);
-        tokio::pin!(shutdown);
-        loop {
+        tokio::pin!(stop);
+        let ending = loop {
             tokio::select! {
-                () = &mut shutdown => break,
+                ending = &mut stop => break ending,
                 accepted = listener.accept() => match accepted {
                     Ok((stream, _)) => {
                         backoff = Duration::from_millis(10);
@@ -69,8 +112,14 @@ impl Server {
                 },
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
-        }
-        drop(listener);
+        };
+        let kept = match ending {
+            Ending::HandOver => Some(listener),
+            Ending::Close => {
+                drop(listener);
+                None
+            }
+        };
         let _ = stop_tx.send(true);
         let grace = self.shared.limits.shutdown_grace;
         let drained =
@@ -82,11 +131,7 @@ impl Server {
             );
             tasks.shutdown().await;
         }
-        match guard.close() {
-            Ok(removal) => tracing::info!(?removal, "socket closed"),
-            Err(error) => tracing::warn!(%error, "could not remove the socket"),
-        }
-        Ok(())
+        kept
     }
 }
 

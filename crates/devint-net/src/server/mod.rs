@@ -29,7 +29,7 @@ mod runtime;
 mod slots;
 
 #[cfg(not(loom))]
-pub use accept::ServeError;
+pub use accept::{Ending, ServeError};
 pub use clock::unix_now;
 pub use config::{Limits, ServeConfig, ENABLE_ENV};
 #[cfg(not(loom))]

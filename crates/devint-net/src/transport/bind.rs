@@ -114,6 +114,30 @@ pub enum BindError {
         /// The serving process, when the kernel said.
         pid: Option<u32>,
     },
+    /// A socket someone else bound (a service manager) has the wrong mode.
+    #[error(
+        "socket {path} has mode {mode:04o}; it must be 0600: set SocketMode=0600 in the socket \
+         unit (`devint service install` writes it so)"
+    )]
+    SocketMode {
+        /// The socket.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// A socket someone else bound is owned by another uid.
+    #[error(
+        "socket {path} is owned by uid {owner}; it must be owned by this runtime's uid {ours}: \
+         run the socket unit as a user unit (`systemctl --user`)"
+    )]
+    SocketOwner {
+        /// The socket.
+        path: PathBuf,
+        /// Its owner.
+        owner: u32,
+        /// Our effective uid.
+        ours: u32,
+    },
     /// Something that is not a socket is at the path.
     #[error(
         "{0} exists and is not a socket; it was left untouched: remove it or choose another \
@@ -161,6 +185,8 @@ pub enum Removal {
     NotOurs,
     /// Nothing was at the path any more.
     AlreadyGone,
+    /// The path belongs to whoever bound the socket (a service manager): left in place.
+    Kept,
 }
 
 /// Removes the socket path at shutdown, but only while the inode there is still the one we
@@ -184,8 +210,18 @@ impl SocketGuard {
         (self.dev, self.ino)
     }
 
-    /// Remove the socket path if the inode there is still ours.
+    /// Never remove the path: another process (the executable this runtime handed the socket
+    /// to) serves on it now.
+    pub fn disarm(mut self) {
+        self.armed = false;
+    }
+
+    /// Remove the socket path if the inode there is still ours (and we are the one that
+    /// removes it: never a service manager's socket, [`Removal::Kept`]).
     pub fn close(mut self) -> io::Result<Removal> {
+        if !self.armed {
+            return Ok(Removal::Kept);
+        }
         self.armed = false;
         remove_if_ours(&self.path, self.dev, self.ino)
     }
@@ -245,6 +281,35 @@ impl BoundSocket {
         (self.listener, self.guard)
     }
 
+    /// A socket bound by someone else (socket activation, [`super::activation`]) whose
+    /// path passed [`check_bound`]. `remove_at_close`: whether closing removes the path (not
+    /// when the service manager owns it).
+    pub(super) fn adopted(
+        listener: UnixListener,
+        bound: CheckedPath,
+        remove_at_close: bool,
+    ) -> BoundSocket {
+        BoundSocket {
+            listener,
+            guard: SocketGuard {
+                path: bound.path,
+                dev: bound.dev,
+                ino: bound.ino,
+                armed: remove_at_close,
+            },
+        }
+    }
+
+    /// Join a listener and its guard again (the server gives back a socket to hand over).
+    pub(crate) fn from_parts(listener: UnixListener, guard: SocketGuard) -> BoundSocket {
+        BoundSocket { listener, guard }
+    }
+
+    /// Whether closing removes the socket path (false for a socket the service manager owns).
+    pub fn removes_at_close(&self) -> bool {
+        self.guard.armed
+    }
+
     // tokio has no `net` under loom; the loom models never bind a socket.
     #[cfg(not(loom))]
     /// Make the listener non-blocking and hand it to tokio. Must be called within a tokio
@@ -272,12 +337,7 @@ impl BoundSocket {
 ///   replaced. Anything else at `path` refuses the bind.
 pub fn bind_secure(path: &Path) -> Result<BoundSocket, BindError> {
     let ours = rustix::process::geteuid().as_raw();
-    check_length(path, path)?;
-    let name = match path.components().next_back() {
-        Some(Component::Normal(n)) => n.to_os_string(),
-        _ => return Err(BindError::NoFileName(path.to_path_buf())),
-    };
-    let parent = path.parent().unwrap_or_else(|| Path::new("/"));
+    let (name, parent) = name_and_parent(path)?;
     let dir = secure_directory(parent, ours)?;
     let target = dir.join(&name);
     check_length(path, &target)?;
@@ -292,6 +352,59 @@ pub fn bind_secure(path: &Path) -> Result<BoundSocket, BindError> {
             armed: true,
         },
     })
+}
+
+/// A socket path that passed the secure bind's checks: directory symlinks resolved, and the
+/// socket's `(dev, ino)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CheckedPath {
+    pub(super) path: PathBuf,
+    pub(super) dev: u64,
+    pub(super) ino: u64,
+}
+
+/// The secure bind's rules (spec §1) applied to a socket that is already bound at `path` by
+/// someone else (a service manager): the same length, directory (`0700`, ours), symlink and
+/// ownership checks as [`bind_secure`], then the socket itself must be ours and `0600`.
+/// Never creates, repairs or removes anything.
+pub(super) fn check_bound(path: &Path) -> Result<CheckedPath, BindError> {
+    let ours = rustix::process::geteuid().as_raw();
+    let (name, parent) = name_and_parent(path)?;
+    if !parent.exists() {
+        return Err(BindError::NotADirectory(parent.to_path_buf()));
+    }
+    let dir = secure_directory(parent, ours)?;
+    let target = dir.join(&name);
+    let meta = fs::symlink_metadata(&target).map_err(io_err("cannot examine", &target))?;
+    if !meta.file_type().is_socket() {
+        return Err(BindError::NotASocket(target));
+    }
+    if meta.uid() != ours {
+        return Err(BindError::SocketOwner {
+            path: target,
+            owner: meta.uid(),
+            ours,
+        });
+    }
+    let mode = meta.mode() & 0o777;
+    if mode != SOCKET_MODE {
+        return Err(BindError::SocketMode { path: target, mode });
+    }
+    Ok(CheckedPath {
+        path: target,
+        dev: meta.dev(),
+        ino: meta.ino(),
+    })
+}
+
+/// The socket path's length checked, and split into its file name and directory.
+fn name_and_parent(path: &Path) -> Result<(OsString, &Path), BindError> {
+    check_length(path, path)?;
+    let name = match path.components().next_back() {
+        Some(Component::Normal(n)) => n.to_os_string(),
+        _ => return Err(BindError::NoFileName(path.to_path_buf())),
+    };
+    Ok((name, path.parent().unwrap_or_else(|| Path::new("/"))))
 }
 
 fn check_length(given: &Path, resolved: &Path) -> Result<(), BindError> {

@@ -3,9 +3,11 @@
 //! core's (`devint::peer`, re-exported here), so its proof cannot be forged above it.
 //!
 //! This module owns socket path discovery ([`discovery`]) and the secure bind with its
-//! mode/owner/symlink checks and stale-socket probe ([`bind`], [`probe`]). It makes no protocol decision, never reads or writes a frame,
+//! mode/owner/symlink checks and stale-socket probe ([`bind`], [`probe`]), and socket
+//! activation: adopting, checking and handing over a passed socket ([`activation`]). It makes no protocol decision, never reads or writes a frame,
 //! never repairs (`chmod`s) a directory it did not create, and never falls back to `/tmp`.
 
+pub mod activation;
 pub mod bind;
 pub mod discovery;
 pub mod probe;

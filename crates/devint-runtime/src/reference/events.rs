@@ -233,12 +233,13 @@ impl ApprovalAuthority for QueueAuthority {
                 return Err(match std::fs::symlink_metadata(&queue) {
                     Ok(meta) if !meta.is_file() => not_regular(FileKind::of(&meta)),
                     _ => fail(e),
-                })
+                }
+                .into())
             }
         };
         let meta = file.metadata().map_err(fail)?;
         if !meta.is_file() {
-            return Err(not_regular(FileKind::of(&meta)));
+            return Err(not_regular(FileKind::of(&meta)).into());
         }
         file.write_all(format!("{line}\n").as_bytes())
             .map_err(fail)?;

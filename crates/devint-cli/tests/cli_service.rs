@@ -1,0 +1,204 @@
+//! `devint service install|uninstall|status`, `devint stop` and `devint restart`, and the
+//! refuted runtime's message naming its pid and the command that fixes it. The service
+//! manager is a fake `systemctl` on the sandbox's PATH that records what it was asked, and
+//! the unit directory is under the sandbox's HOME: the real user's manager is never touched.
+
+mod cli_support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use cli_support::{Sandbox, DEVINT};
+
+fn unit_dir(s: &Sandbox) -> PathBuf {
+    s.home().join(".config/systemd/user")
+}
+
+/// A fake `systemctl` on the sandbox PATH that appends its arguments to `systemctl.log`.
+fn fake_systemctl(s: &Sandbox) -> PathBuf {
+    let log = s.root().join("systemctl.log");
+    let script = s.bin().join("systemctl");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\necho active\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    log
+}
+
+#[test]
+fn service_install_print_renders_the_systemd_units() {
+    let s = Sandbox::new();
+    let (code, _) = s.snapshot(
+        "service_print_systemd",
+        &["service", "install", "--print", "--manager", "systemd"],
+    );
+    assert_eq!(code, 0);
+    assert!(!unit_dir(&s).exists(), "--print wrote nothing");
+}
+
+#[test]
+fn service_install_print_renders_the_launchd_agent() {
+    let s = Sandbox::new();
+    let (code, _) = s.snapshot(
+        "service_print_launchd",
+        &["service", "install", "--print", "--manager", "launchd"],
+    );
+    assert_eq!(code, 0);
+    assert!(!s.home().join("Library").exists(), "--print wrote nothing");
+}
+
+#[test]
+fn service_install_writes_the_units_enables_them_and_uninstall_removes_them() {
+    let s = Sandbox::new();
+    let log = fake_systemctl(&s);
+    let (code, doc) = s.json(&["service", "install", "--print", "--manager", "systemd"]);
+    assert_eq!(code, 0);
+    let (code, out, err) = s.run(&["service", "install", "--manager", "systemd"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("installed and enabled"), "{out}");
+    for file in doc["result"]["files"].as_array().unwrap() {
+        let written =
+            std::fs::read_to_string(unit_dir(&s).join(file["name"].as_str().unwrap())).unwrap();
+        assert_eq!(written, file["text"].as_str().unwrap());
+    }
+    let asked = std::fs::read_to_string(&log).unwrap();
+    assert!(asked.contains("--user daemon-reload"), "{asked}");
+    assert!(
+        asked.contains("--user enable --now devint.socket"),
+        "{asked}"
+    );
+
+    let (code, out, _) = s.run(&["service", "status", "--manager", "systemd"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("devint.socket: installed"), "{out}");
+    assert!(out.contains("systemctl: active"), "{out}");
+
+    let (code, out, err) = s.run(&["service", "uninstall", "--manager", "systemd"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!unit_dir(&s).join("devint.socket").exists());
+    assert!(!unit_dir(&s).join("devint.service").exists());
+    let asked = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        asked.contains("--user disable --now devint.socket devint.service"),
+        "{asked}"
+    );
+}
+
+#[test]
+fn service_install_without_the_manager_writes_the_files_and_says_how_to_enable_them() {
+    let s = Sandbox::new();
+    let (code, out, err) = s.run(&["service", "install", "--manager", "systemd"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("systemctl is not on PATH"), "{out}");
+    assert!(
+        out.contains("systemctl --user enable --now devint.socket"),
+        "{out}"
+    );
+    assert!(unit_dir(&s).join("devint.service").exists());
+}
+
+#[test]
+fn service_files_follow_xdg_config_home() {
+    let s = Sandbox::new();
+    let config = s.root().join("xdg");
+    let out = s
+        .devint()
+        .env("XDG_CONFIG_HOME", &config)
+        .args(["service", "install", "--manager", "systemd"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(config.join("systemd/user/devint.socket").exists());
+}
+
+#[test]
+fn service_install_and_uninstall_leave_a_unit_they_did_not_write_alone() {
+    let s = Sandbox::new();
+    let log = fake_systemctl(&s);
+    std::fs::create_dir_all(unit_dir(&s)).unwrap();
+    let mine = unit_dir(&s).join("devint.service");
+    std::fs::write(&mine, "[Service]\nExecStart=/my/own/devint serve\n").unwrap();
+    let (code, _, err) = s.run(&["service", "install", "--manager", "systemd"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("was not written by `devint service install`"),
+        "{err}"
+    );
+    let (code, _, err) = s.run(&["service", "uninstall", "--manager", "systemd"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap(),
+        "[Service]\nExecStart=/my/own/devint serve\n"
+    );
+    assert!(!log.exists(), "the manager was never asked");
+}
+
+#[test]
+fn restart_re_executes_the_runtime_on_the_same_socket_and_stop_stops_it() {
+    let mut s = Sandbox::new();
+    let n = s.serve();
+    let (code, out, err) = s.run(&["restart"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("restarted the runtime (pid {})", s.server_pid(n))),
+        "{out}"
+    );
+    s.wait_for_output(n, "socket handed over by the previous executable", 1);
+    let (code, out, err) = s.run(&["stop"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("stopped the runtime"), "{out}");
+    assert_eq!(s.wait_server(n).code(), Some(0));
+    assert!(!s.socket().exists());
+}
+
+#[test]
+fn stop_without_a_runtime_says_it_is_not_running() {
+    let s = Sandbox::new();
+    let (code, _, err) = s.run(&["stop"]);
+    assert_eq!(code, 7, "{err}");
+}
+
+/// Put `from` at `exe` by a rename (a new inode at the same path, as upgrades do).
+fn replace_with(exe: &Path, from: &Path, mode: u32) {
+    let staged = exe.with_extension("new");
+    std::fs::copy(from, &staged).unwrap();
+    std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(mode)).unwrap();
+    std::fs::rename(&staged, exe).unwrap();
+}
+
+#[test]
+fn a_refuted_runtime_names_its_pid_and_the_restart_that_fixes_it() {
+    let mut s = Sandbox::new();
+    let dir = s.root().join("b");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("devint");
+    replace_with(&exe, Path::new(DEVINT), 0o755);
+    let (socket, state) = (s.socket(), s.state());
+    let n = s.serve_program(&exe, &socket, &state, &[]);
+    s.enrol("read-only");
+    // A broken upgrade (not executable): the runtime cannot re-execute and serves on.
+    replace_with(&exe, Path::new(DEVINT), 0o644);
+    s.wait_for_output(n, "cannot re-execute", 1);
+
+    // spec §8 stays: the stale runtime is refused, and the message says what to run.
+    let (code, _, err) = s.run(&["tools"]);
+    assert_eq!(code, 10, "{err}");
+    let pid = s.server_pid(n);
+    assert!(err.contains(&format!("(pid {pid})")), "{err}");
+    assert!(
+        err.contains(&format!("`devint restart --socket {}`", socket.display())),
+        "{err}"
+    );
+
+    // The fix, exactly as named: a working binary at the path, then restart.
+    replace_with(&exe, Path::new(DEVINT), 0o755);
+    let (code, out, err) = s.run(&["restart", "--socket", &socket.display().to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = s.run(&["tools"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
