@@ -334,12 +334,22 @@ fn the_approval_queue_append_refuses_every_non_regular_file_without_blocking() {
                 .open(&queue)
                 .unwrap()
         });
+        // The gateway raised the approval, so the relay gets as far as the queue.
+        let approval = devint::verbs::ApprovalId::random();
+        std::fs::write(
+            sb.state.join("approvals/pending.jsonl"),
+            format!(
+                "{{\"approval_id\": \"{}\", \"tool_id\": \"claude-code\"}}\n",
+                approval.as_str()
+            ),
+        )
+        .unwrap();
         let root: PathBuf = sb.dir.path().to_owned();
         let refused = within(format!("approval queue {kind:?}"), move || {
             let rt = ReferenceRuntime::open(config_for(&root)).unwrap();
             let call = devint::verbs::VerbCall::ApprovalRelay {
                 tool: claude(),
-                approval_id: devint::verbs::ApprovalId::random(),
+                approval_id: approval,
                 input: devint::verbs::UserInput::Approve,
             };
             Client::new(&book(), "ide").call(&rt, call).unwrap_err()

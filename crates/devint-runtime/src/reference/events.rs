@@ -161,32 +161,37 @@ impl QueueAuthority {
             v["approval_id"].as_str() == Some(relayed.approval.as_str())
                 && v["tool_id"].as_str() == Some(relayed.tool.as_str())
         };
-        let raised = lines(&self.pending(), "pending approvals file")?
+        let raised = lines(&self.pending(), "pending approvals file", Follow::Symlinks)?
             .iter()
             .any(is_ours);
         let answered = || -> Result<bool, SourceError> {
-            Ok(lines(&self.queue(), "approval queue")?
-                .iter()
-                .any(|v| is_ours(v) && matches!(v["input"].as_str(), Some("approve" | "deny"))))
+            // Our own queue is never read through a link, as it is never written through one.
+            Ok(
+                lines(&self.queue(), "approval queue", Follow::NoFinalSymlink)?
+                    .iter()
+                    .any(|v| is_ours(v) && matches!(v["input"].as_str(), Some("approve" | "deny"))),
+            )
         };
         Ok(raised && !answered()?)
     }
 }
 
 /// The JSON objects of a JSON-lines file (none when it is missing; malformed lines
-/// skipped).
+/// skipped). A file that is not a regular file, or too large, is refused in the reader's
+/// words (its path and what it is), never waited on.
 fn lines(
     path: &std::path::Path,
     what: &'static str,
+    follow: Follow,
 ) -> Result<Vec<serde_json::Value>, SourceError> {
     let limit = Limit {
         what,
         ..Limit::EVENT_SPOOL
     };
-    let text = read::read_text(path, Follow::Symlinks, limit)
+    let text = read::read_text(path, follow, limit)
         .map_err(|e| {
             tracing::warn!(error = %e, "{what} unreadable");
-            SourceError(format!("the {what} cannot be read"))
+            SourceError(format!("the {what} cannot be read: {e}"))
         })?
         .unwrap_or_default();
     Ok(text
