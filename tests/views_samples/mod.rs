@@ -18,8 +18,8 @@ pub fn tool() -> ToolId {
     ToolId::parse("claude-code").unwrap()
 }
 
-pub fn digest(byte: &str) -> Sha256Hex {
-    Sha256Hex::parse(&byte.repeat(32)).unwrap()
+pub fn digest(byte: &str) -> Digest {
+    Digest::parse(&byte.repeat(32)).unwrap()
 }
 
 pub fn policy() -> PolicyView {

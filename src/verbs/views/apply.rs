@@ -1,8 +1,8 @@
 //! `ApplyView`, `StepOutcomeView`, `ApplyOutcomeView`: what an apply did.
 
 use super::{
-    id_from_wire, opt_id_from_wire, opt_text_from_wire, opt_text_to_wire, views_from_wire, PlanId,
-    ReceiptId, Sha256Hex, StepId, ViewError,
+    id_from_wire, opt_id_from_wire, opt_text_from_wire, opt_text_to_wire, views_from_wire, Digest,
+    PlanId, ReceiptId, StepId, ViewError,
 };
 use crate::time::UnixSecs;
 use crate::verbs::{Level, Sentence, StepOutcome};
@@ -36,7 +36,7 @@ pub struct StepOutcomeView {
     /// Applied, skipped or failed.
     pub outcome: StepOutcome,
     /// The fingerprint (SHA-256) of what the step left in place, if anything.
-    pub fingerprint: Option<Sha256Hex>,
+    pub fingerprint: Option<Digest>,
 }
 
 /// What the apply changed overall (v5+).
@@ -163,7 +163,7 @@ impl StepOutcomeView {
             fingerprint: opt_id_from_wire(
                 &w.fingerprint,
                 "step_outcome.fingerprint",
-                Sha256Hex::parse,
+                Digest::parse,
             )?,
         })
     }

@@ -20,6 +20,7 @@ mod apply;
 mod approval;
 mod events;
 mod ids;
+mod opaque;
 mod plan;
 mod removal;
 mod repair;
@@ -31,9 +32,10 @@ pub use apply::{ApplyMutation, ApplyOutcomeView, ApplyView, StepOutcomeView};
 pub use approval::ApprovalRelayAck;
 pub use events::{ScopedEvent, ScopedEventList};
 pub use ids::{
-    AbsentReason, ApprovalId, ArtifactPath, IdRefusal, KeyName, ManagedRef, MechanismName, PlanId,
-    PolicyProfileId, ReceiptId, RedactionLabel, Sha256Hex, StepId, ToolId, VersionLabel,
+    AbsentReason, ArtifactPath, IdDefect, IdRefusal, KeyName, ManagedRef, MechanismName,
+    PolicyProfileId, RedactionLabel, StepId, ToolId, VersionLabel,
 };
+pub use opaque::{ApprovalId, Digest, OpaqueId, PlanId, ReceiptId};
 pub use plan::{PlanView, PolicyProfileRefView, StepView, UnsupportedMechanismView};
 pub use removal::RemovalView;
 pub use repair::RepairView;
