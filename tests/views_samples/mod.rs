@@ -81,6 +81,7 @@ pub fn status() -> StatusView {
         state_reason: Some(s("env.ANTHROPIC_BASE_URL no longer matches the receipt")),
         state_remediation: Some(s("run `devint repair claude-code`")),
         policy: Some(policy()),
+        unrecognized: Vec::new(),
     }
 }
 
@@ -214,6 +215,7 @@ pub fn repair() -> RepairView {
         repaired: vec![ManagedRef::parse("env.ANTHROPIC_BASE_URL").unwrap()],
         unrepairable: vec![unsupported()],
         status: status(),
+        unrecognized: Vec::new(),
     }
 }
 

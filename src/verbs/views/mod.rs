@@ -14,7 +14,9 @@
 //! Parsing a view (the client side) refuses a token outside its vocabulary or a malformed
 //! identifier with a [`ViewError`]; free text the peer sent that is not a valid sentence is
 //! replaced by the fixed placeholder (it is never shown, and the rest of the view stays
-//! usable).
+//! usable). The status and repair views read tolerantly ([`tolerant`]): an unreadable list
+//! entry or optional field becomes an [`Unrecognized`] marker in the view's `unrecognized`
+//! list, every one of them reported. Ids and digests are opaque ([`OpaqueId`]).
 
 mod apply;
 mod approval;
@@ -25,6 +27,7 @@ mod plan;
 mod removal;
 mod repair;
 mod status;
+mod tolerant;
 mod tools;
 mod verification;
 
@@ -40,6 +43,7 @@ pub use plan::{PlanView, PolicyProfileRefView, StepView, UnsupportedMechanismVie
 pub use removal::RemovalView;
 pub use repair::RepairView;
 pub use status::{Evidence, EvidenceView, NextLevelView, PolicyView, StatusView};
+pub use tolerant::{FieldPath, Unrecognized};
 pub use tools::{CapabilityView, ToolList, ToolSummary};
 pub use verification::VerificationView;
 

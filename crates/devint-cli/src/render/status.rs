@@ -267,6 +267,7 @@ mod tests {
             state_reason: None,
             state_remediation: None,
             policy: None,
+            unrecognized: Vec::new(),
         }
     }
 

@@ -119,6 +119,7 @@ impl ReferenceRuntime {
             repaired,
             unrepairable,
             status: self.status_of(auth, descriptor, &scopes),
+            unrecognized: Vec::new(),
         })
     }
 

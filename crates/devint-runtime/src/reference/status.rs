@@ -107,6 +107,7 @@ impl ReferenceRuntime {
             state_reason: reason.map(say),
             state_remediation: remediation.map(say),
             policy: Some(self.policy_view(scopes)),
+            unrecognized: Vec::new(),
         }
     }
 

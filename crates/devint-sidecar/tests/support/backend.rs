@@ -166,6 +166,7 @@ impl ScriptedBackend {
                 source: None,
                 detail: None,
             }),
+            unrecognized: Vec::new(),
         }
     }
 }
@@ -295,6 +296,7 @@ impl Lifecycle for ScriptedBackend {
             },
             unrepairable: Vec::new(),
             status: self.status_view(auth.tool(), now),
+            unrecognized: Vec::new(),
         })
     }
 
