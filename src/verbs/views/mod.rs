@@ -14,7 +14,7 @@
 //! Parsing a view (the client side) refuses a token outside its vocabulary or a malformed
 //! identifier with a [`ViewError`]; free text the peer sent that is not a valid sentence is
 //! replaced by the fixed placeholder (it is never shown, and the rest of the view stays
-//! usable). The status and repair views read tolerantly ([`tolerant`]): an unreadable list
+//! usable). The status and repair views read tolerantly: an unreadable list
 //! entry or optional field becomes an [`Unrecognized`] marker in the view's `unrecognized`
 //! list, every one of them reported. Ids and digests are opaque ([`OpaqueId`]).
 

@@ -165,7 +165,7 @@ impl StatusView {
 
     /// From the wire; a `policy` below [`POLICY_SINCE`] is ignored.
     ///
-    /// Tolerant (see [`super::tolerant`]): an evidence entry, a drift entry, the planned
+    /// Tolerant (see [`Unrecognized`]): an evidence entry, a drift entry, the planned
     /// level, the next level or the policy another implementation filled outside its
     /// vocabulary or shape is left out and named in [`StatusView::unrecognized`]. The
     /// fields that say what the status is about (tool, phase, state, achieved level,
