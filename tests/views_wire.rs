@@ -379,3 +379,16 @@ fn optional_text_and_ids_are_empty_strings_on_the_wire() {
     assert!(wire.next_level.is_none());
     assert_eq!(StatusView::from_wire(&wire, v(5)).unwrap(), st);
 }
+
+#[test]
+fn an_apply_mutation_number_this_build_does_not_know_is_kept_as_unknown() {
+    let mut wire = apply().to_wire(v(5));
+    wire.outcome.as_mut().unwrap().mutation = 7;
+    let read = ApplyView::from_wire(&wire, v(5)).unwrap();
+    assert_eq!(
+        read.outcome.as_ref().unwrap().mutation,
+        ApplyMutation::Unknown(7)
+    );
+    // Written back as received.
+    assert_eq!(read.to_wire(v(5)), wire);
+}

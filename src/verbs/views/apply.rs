@@ -61,6 +61,9 @@ pub enum ApplyMutation {
     Failed,
     /// The plan could not be applied on this host.
     Unsupported,
+    /// A wire number this build does not know (proto3 enums are open: a newer or another
+    /// implementation may send one). Kept as received and written back unchanged.
+    Unknown(i32),
 }
 
 impl ApplyMutation {
@@ -71,6 +74,15 @@ impl ApplyMutation {
             ApplyMutation::Unchanged => "unchanged",
             ApplyMutation::Failed => "failed",
             ApplyMutation::Unsupported => "unsupported",
+            ApplyMutation::Unknown(_) => "unknown",
+        }
+    }
+
+    /// The wire number (an [`ApplyMutation::Unknown`] keeps the number it was read with).
+    pub const fn to_wire_number(self) -> i32 {
+        match self {
+            ApplyMutation::Unknown(n) => n,
+            known => known.to_wire() as i32,
         }
     }
 
@@ -81,20 +93,24 @@ impl ApplyMutation {
             ApplyMutation::Unchanged => pb::ApplyMutation::Unchanged,
             ApplyMutation::Failed => pb::ApplyMutation::Failed,
             ApplyMutation::Unsupported => pb::ApplyMutation::Unsupported,
+            // Not a member of this build's enum; `to_wire_number` keeps the number.
+            ApplyMutation::Unknown(_) => pb::ApplyMutation::Unspecified,
         }
     }
 
-    /// From the wire number; `UNSPECIFIED` and unknown numbers are refused.
+    /// From the wire number; `UNSPECIFIED` (the field left unset) is refused, a number
+    /// outside this build's enum is [`ApplyMutation::Unknown`].
     pub fn from_wire(value: i32) -> Result<ApplyMutation, ViewError> {
         match pb::ApplyMutation::try_from(value) {
             Ok(pb::ApplyMutation::Changed) => Ok(ApplyMutation::Changed),
             Ok(pb::ApplyMutation::Unchanged) => Ok(ApplyMutation::Unchanged),
             Ok(pb::ApplyMutation::Failed) => Ok(ApplyMutation::Failed),
             Ok(pb::ApplyMutation::Unsupported) => Ok(ApplyMutation::Unsupported),
-            Ok(pb::ApplyMutation::Unspecified) | Err(_) => Err(ViewError::UnknownEnumValue {
+            Ok(pb::ApplyMutation::Unspecified) => Err(ViewError::UnknownEnumValue {
                 field: "apply.outcome.mutation",
                 value,
             }),
+            Err(_) => Ok(ApplyMutation::Unknown(value)),
         }
     }
 }
@@ -173,7 +189,7 @@ impl ApplyOutcomeView {
     /// To the wire.
     pub fn to_wire(&self, _version: ApiVersion) -> pb::ApplyOutcomeView {
         pb::ApplyOutcomeView {
-            mutation: self.mutation.to_wire() as i32,
+            mutation: self.mutation.to_wire_number(),
             detail: opt_text_to_wire(&self.detail),
         }
     }
