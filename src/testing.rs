@@ -196,6 +196,7 @@ impl Lifecycle for CountingBackend {
             reason: Some(Sentence::from_static("nothing is installed")),
             evidence: Vec::new(),
             policy: None,
+            unrecognized: Vec::new(),
         })
     }
 

@@ -392,3 +392,20 @@ fn an_apply_mutation_number_this_build_does_not_know_is_kept_as_unknown() {
     // Written back as received.
     assert_eq!(read.to_wire(v(5)), wire);
 }
+
+#[test]
+fn a_verification_names_its_unreadable_entries_and_keeps_the_rest() {
+    let good = verification();
+    let mut wire = good.to_wire(v(5));
+    wire.missing.push("Not A Mechanism".into());
+    wire.evidence[0].outcome = "looked fine to us".into();
+    let read = VerificationView::from_wire(&wire, v(5)).unwrap();
+    assert_eq!(read.outcome, good.outcome);
+    assert_eq!(read.missing, good.missing);
+    assert_eq!(read.evidence.len(), good.evidence.len() - 1);
+    let fields: Vec<&str> = read.unrecognized.iter().map(|u| u.field.as_str()).collect();
+    let at = format!("missing[{}]", good.missing.len());
+    assert_eq!(fields, [at.as_str(), "evidence[0].outcome"]);
+    wire.outcome = "ok".into();
+    assert!(VerificationView::from_wire(&wire, v(5)).is_err());
+}

@@ -206,6 +206,7 @@ pub fn verification() -> VerificationView {
         reason: Some(s("the proxy was not exercised")),
         evidence: evidence(),
         policy: Some(policy()),
+        unrecognized: Vec::new(),
     }
 }
 

@@ -147,6 +147,7 @@ impl Lifecycle for ForeignBackend {
             reason: Some(Sentence::new(PHRASE).unwrap()),
             evidence: Vec::new(),
             policy: None,
+            unrecognized: Vec::new(),
         })
     }
     fn repair(&self, auth: &ToolAuthorization) -> Result<RepairView, LifecycleError> {

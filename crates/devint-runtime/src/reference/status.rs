@@ -243,6 +243,7 @@ impl ReferenceRuntime {
             reason: reason.map(say),
             evidence,
             policy: Some(self.policy_view(&scopes)),
+            unrecognized: Vec::new(),
         })
     }
 

@@ -282,6 +282,7 @@ impl Lifecycle for ScriptedBackend {
             reason: (!installed).then(|| s("nothing is installed")),
             evidence: self.status_view(auth.tool(), now).evidence,
             policy: None,
+            unrecognized: Vec::new(),
         })
     }
 
