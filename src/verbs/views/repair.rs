@@ -21,7 +21,6 @@ pub struct RepairView {
     pub status: StatusView,
     /// The repair's own fields the client could not read: an unreadable `repaired` or
     /// `unrepairable` entry is left out of its list and named here. Never on the wire.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unrecognized: Vec<Unrecognized>,
 }
 

@@ -48,7 +48,7 @@ pub struct StatusView {
     /// The fields the client could not read ([`StatusView::from_wire`]): each unreadable
     /// evidence or drift entry is left out of its list and each unreadable optional field is
     /// `None`, and all of them are named here. Never on the wire; a backend leaves it empty.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Serialised (`--output json`, the sidecar) as `[{ field, refusal }]`, always present.
     pub unrecognized: Vec<Unrecognized>,
 }
 

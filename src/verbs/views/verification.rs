@@ -29,7 +29,6 @@ pub struct VerificationView {
     /// The fields the client could not read ([`VerificationView::from_wire`]): an
     /// unreadable `missing` or `evidence` entry is left out of its list and an unreadable
     /// policy is `None`, each named here. Never on the wire; a backend leaves it empty.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unrecognized: Vec<Unrecognized>,
 }
 
