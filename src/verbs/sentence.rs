@@ -328,18 +328,31 @@ pub(crate) fn check_credential_shapes(text: &str) -> Result<(), SentenceRefusal>
 /// The credential-shape checks for an opaque identifier or digest
 /// ([`crate::verbs::OpaqueId`]): every rule of [`check_credential_shapes`] except that a
 /// run of hex digits is allowed (hex is how ids and SHA-256 digests are usually written,
-/// ours among them) and is never weighed for entropy (hex carries at most 4 bits per
-/// character, so a random hex id would otherwise trip the threshold by chance).
-pub(crate) fn check_id_credential_shapes(text: &str) -> Result<(), SentenceRefusal> {
-    credential_shapes(text, HexRuns::Allowed)
+/// ours among them) up to `hex_run_limit` digits (`None`: any run) and a hex run is never
+/// weighed for entropy (hex carries at most 4 bits per character, so a random hex id would
+/// otherwise trip the threshold by chance).
+pub(crate) fn check_id_credential_shapes(
+    text: &str,
+    hex_run_limit: Option<usize>,
+) -> Result<(), SentenceRefusal> {
+    credential_shapes(
+        text,
+        match hex_run_limit {
+            Some(limit) => HexRuns::RefusedFrom(limit),
+            None => HexRuns::Allowed,
+        },
+    )
 }
 
 /// Whether a long run of hex digits counts as credential-shaped.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum HexRuns {
-    /// In free text and named identifiers: a hex run is indistinguishable from a hex secret.
+    /// In free text and named identifiers: a run of 32 is indistinguishable from a hex
+    /// secret.
     Refused,
-    /// In opaque id and digest fields: a hex run is the usual shape of the value.
+    /// In opaque ids: hex is their usual shape, but a run this long is a secret's shape.
+    RefusedFrom(usize),
+    /// In digests: a hex run is the usual shape of the value.
     Allowed,
 }
 
@@ -363,7 +376,12 @@ fn credential_shapes(text: &str, hex: HexRuns) -> Result<(), SentenceRefusal> {
     if has_credential_assignment(b) {
         return Err(SentenceRefusal::CredentialAssignment);
     }
-    if hex == HexRuns::Refused && has_long_hex_run(b) {
+    let hex_limit = match hex {
+        HexRuns::Refused => Some(HEX_RUN_MIN),
+        HexRuns::RefusedFrom(limit) => Some(limit),
+        HexRuns::Allowed => None,
+    };
+    if hex_limit.is_some_and(|limit| has_hex_run(b, limit)) {
         return Err(SentenceRefusal::HexRun);
     }
     if has_high_entropy_run(b, hex) {
@@ -524,12 +542,15 @@ fn has_credential_assignment(b: &[u8]) -> bool {
     })
 }
 
-fn has_long_hex_run(b: &[u8]) -> bool {
+/// The shortest hex run refused in free text.
+const HEX_RUN_MIN: usize = 32;
+
+fn has_hex_run(b: &[u8], min: usize) -> bool {
     let mut run = 0;
     for &c in b {
         if c.is_ascii_hexdigit() {
             run += 1;
-            if run >= 32 {
+            if run >= min {
                 return true;
             }
         } else {

@@ -16,9 +16,9 @@ use std::collections::BTreeSet;
 use devint::time::UnixSecs;
 use devint::verbs::{
     ActionKind, AdapterCeiling, ApplyMutation, ApplyOutcomeView, CapabilityName, Compatibility,
-    Digest, Level, OpaqueId, Phase, Privilege, Profile, ReceiptId, Requirement, Sentence,
-    SettingsScope, StatusState, StepId, StepOutcome, StepOutcomeView, StepView,
-    UnsupportedMechanismView, VerificationOutcome,
+    Digest, Level, Phase, Privilege, Profile, ReceiptId, Requirement, Sentence, SettingsScope,
+    StatusState, StepId, StepOutcome, StepOutcomeView, StepView, UnsupportedMechanismView,
+    VerificationOutcome,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -307,6 +307,7 @@ fn refused_ids() -> Vec<(&'static str, String)> {
         ("a control byte", "plan\u{1b}1".into()),
         ("credential-shaped", "ghp_1234567890abcdefghijklmn".into()),
         ("credential-shaped", "sk-ant-api03-abcdefghijklmnop".into()),
+        ("token-shaped", "0f".repeat(32)),
         (
             "credential-shaped",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln".into(),
@@ -352,16 +353,19 @@ async fn an_id_out_of_the_opaque_shape_is_refused_before_the_backend_and_never_e
     rt.shutdown().await;
 }
 
-/// Any opaque id: 1..=128 bytes of 0x21–0x7E that is not credential-shaped.
+/// Any opaque id: 1..=128 bytes of 0x21–0x7E that is not credential-shaped (nor holds a
+/// token-long hex run).
 fn opaque_id() -> impl Strategy<Value = String> {
     prop_oneof![
         "[!-~]{1,128}",
         "[a-z]{1,12}-[0-9]{1,12}",
-        "sha256:[0-9a-f]{64}",
+        "sha256:[0-9a-f]{8,63}",
         "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
         "[0-9a-f]{32}",
     ]
-    .prop_filter("not credential-shaped", |s| OpaqueId::parse(s).is_ok())
+    .prop_filter("not credential-shaped", |s| {
+        PlanId::parse(s).is_ok() && ApprovalId::parse(s).is_ok()
+    })
 }
 
 #[test]

@@ -38,6 +38,7 @@ pub use ids::{
     AbsentReason, ArtifactPath, IdDefect, IdRefusal, KeyName, ManagedRef, MechanismName,
     PolicyProfileId, RedactionLabel, StepId, ToolId, VersionLabel,
 };
+pub(crate) use opaque::TOKEN_HEX_LEN;
 pub use opaque::{ApprovalId, Digest, OpaqueId, PlanId, ReceiptId};
 pub use plan::{PlanView, PolicyProfileRefView, StepView, UnsupportedMechanismView};
 pub use removal::RemovalView;

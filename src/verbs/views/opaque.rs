@@ -5,7 +5,8 @@
 //! its own form (`plan-1`, `sha256:abcd`, a UUID). This module owns the one rule every such
 //! field obeys, on both sides of the wire: 1..=[`OpaqueId::MAX_BYTES`] bytes of printable
 //! ASCII without whitespace (0x21–0x7E), and nothing credential-shaped (the rules of
-//! [`Sentence`](crate::verbs::Sentence), except that hex runs are allowed). It must never
+//! [`Sentence`](crate::verbs::Sentence), except that hex runs are allowed: in a digest any
+//! run, in an id any run shorter than a DI-API token's 64 hex digits). It must never
 //! decide whether an id is *known*: that is the backend's answer (`LIFECYCLE_ERROR`, spec
 //! §6). A refusal says why and how long the input was, never what it was.
 //!
@@ -33,8 +34,13 @@ impl OpaqueId {
     /// The accepted shape, in words.
     pub const EXPECTED: &'static str = OPAQUE_EXPECTED;
 
-    /// Parse and validate, naming `kind` (the role type) in a refusal.
-    fn parse_as(text: &str, kind: &'static str) -> Result<OpaqueId, IdRefusal> {
+    /// Parse and validate, naming `kind` (the role type) in a refusal; a run of
+    /// `hex_run_limit` hex digits or more is credential-shaped (`None`: any run is allowed).
+    fn parse_as(
+        text: &str,
+        kind: &'static str,
+        hex_run_limit: Option<usize>,
+    ) -> Result<OpaqueId, IdRefusal> {
         let refuse = |defect| IdRefusal {
             kind,
             expected: OPAQUE_EXPECTED,
@@ -57,13 +63,14 @@ impl OpaqueId {
                 IdDefect::NotPrintableAscii { at }
             }));
         }
-        check_id_credential_shapes(text).map_err(|r| refuse(IdDefect::CredentialShaped(r)))?;
+        check_id_credential_shapes(text, hex_run_limit)
+            .map_err(|r| refuse(IdDefect::CredentialShaped(r)))?;
         Ok(OpaqueId(text.to_owned()))
     }
 
-    /// Parse and validate.
+    /// Parse and validate with the digest rule (any hex run); the id roles are stricter.
     pub fn parse(text: &str) -> Result<OpaqueId, IdRefusal> {
-        OpaqueId::parse_as(text, "OpaqueId")
+        OpaqueId::parse_as(text, "OpaqueId", None)
     }
 
     /// The id exactly as received or minted.
@@ -79,7 +86,7 @@ impl std::fmt::Display for OpaqueId {
 }
 
 macro_rules! opaque_role {
-    ($(#[$meta:meta])* $name:ident) => {
+    ($(#[$meta:meta])* $name:ident, $hex_run_limit:expr) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(OpaqueId);
@@ -90,7 +97,7 @@ macro_rules! opaque_role {
 
             /// Parse and validate (see [`OpaqueId`]).
             pub fn parse(text: &str) -> Result<$name, IdRefusal> {
-                OpaqueId::parse_as(text, stringify!($name)).map($name)
+                OpaqueId::parse_as(text, stringify!($name), $hex_run_limit).map($name)
             }
 
             /// The value exactly as sent on the wire.
@@ -130,9 +137,17 @@ macro_rules! opaque_role {
     };
 }
 
+/// The length of a DI-API token's text form (spec §7: 64 hex digits). `auth` (a layer
+/// above) asserts at compile time that its `SECRET_HEX_LEN` is this.
+pub(crate) const TOKEN_HEX_LEN: usize = 64;
+
+/// An id (plan, receipt, approval) may hold hex, but never a run as long as a DI-API
+/// token's text form: an id must not be able to carry a token.
+const ID_HEX_RUN_LIMIT: Option<usize> = Some(TOKEN_HEX_LEN);
+
 macro_rules! minted_id {
     ($(#[$meta:meta])* $name:ident) => {
-        opaque_role!($(#[$meta])* $name);
+        opaque_role!($(#[$meta])* $name, ID_HEX_RUN_LIMIT);
 
         impl $name {
             /// A fresh id as devint's reference backend mints it: 128 bits from the
@@ -161,8 +176,10 @@ opaque_role!(
     /// A digest or fingerprint (`digest`, `content_sha256`, `fingerprint`, spec §3): opaque.
     /// devint's reference backend writes 64 lowercase hex characters of SHA-256
     /// ([`Digest::sha256`]); another implementation may write `sha256:…` or anything else
-    /// of the opaque shape.
-    Digest
+    /// of the opaque shape. Unlike an id it may hold a run of 64 hex digits: that is what
+    /// a SHA-256 digest is.
+    Digest,
+    None
 );
 
 impl Digest {
@@ -192,7 +209,7 @@ mod tests {
             "550e8400-e29b-41d4-a716-446655440000",
             "!",
             "~",
-            &"a".repeat(128),
+            &"p".repeat(128),
         ] {
             assert_eq!(PlanId::parse(ok).unwrap().as_str(), ok);
             assert_eq!(Digest::parse(ok).unwrap().as_str(), ok);
@@ -210,8 +227,24 @@ mod tests {
         let d = Digest::sha256([0xab; 32]);
         assert_eq!(d.as_str(), "ab".repeat(32));
         assert!(Digest::parse(&format!("sha256:{}", "0f".repeat(32))).is_ok());
-        // Hex is exempt from the entropy weighing: a perfectly uniform hex run passes.
-        assert!(ApprovalId::parse("0123456789abcdef0123456789abcdef").is_ok());
+        // Hex runs are allowed in ids (below a token's length) and never weighed for
+        // entropy: this one would be refused as free text for both.
+        for hex in [
+            "0123456789abcdef0123456789abcdef",
+            "0a1b2c3d4e5f6A7B8C9D0E1F2a3b4c5d",
+        ] {
+            assert!(crate::verbs::Sentence::new(hex).is_err());
+            assert!(ApprovalId::parse(hex).is_ok(), "{hex}");
+        }
+        // A digest may be a whole SHA-256; an id may not be as long a hex run as a token.
+        let token_shaped = "ab".repeat(32);
+        assert!(Digest::parse(&token_shaped).is_ok());
+        assert_eq!(
+            defect(&token_shaped),
+            IdDefect::CredentialShaped(SentenceRefusal::HexRun)
+        );
+        assert!(PlanId::parse(&format!("plan-{token_shaped}")).is_err());
+        assert!(PlanId::parse(&"ab".repeat(31)).is_ok());
     }
 
     fn defect(text: &str) -> IdDefect {
