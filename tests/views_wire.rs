@@ -389,8 +389,16 @@ fn an_apply_mutation_number_this_build_does_not_know_is_kept_as_unknown() {
         read.outcome.as_ref().unwrap().mutation,
         ApplyMutation::Unknown(7)
     );
-    // Written back as received.
+    // Written back as received; shown as a token.
     assert_eq!(read.to_wire(v(5)), wire);
+    assert_eq!(
+        serde_json::to_value(ApplyMutation::Unknown(7)).unwrap(),
+        serde_json::json!("unknown")
+    );
+    assert_eq!(
+        serde_json::to_value(ApplyMutation::Changed).unwrap(),
+        serde_json::json!("changed")
+    );
 }
 
 #[test]

@@ -48,9 +48,9 @@ pub struct ApplyOutcomeView {
     pub detail: Option<Sentence>,
 }
 
-/// `ApplyMutation` (wire enum): whether anything changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+/// `ApplyMutation` (wire enum): whether anything changed. Serialised as its
+/// [`token`](ApplyMutation::token) (`unknown` for a number this build does not know).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ApplyMutation {
     /// The target changed.
@@ -64,6 +64,12 @@ pub enum ApplyMutation {
     /// A wire number this build does not know (proto3 enums are open: a newer or another
     /// implementation may send one). Kept as received and written back unchanged.
     Unknown(i32),
+}
+
+impl serde::Serialize for ApplyMutation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.token())
+    }
 }
 
 impl ApplyMutation {
