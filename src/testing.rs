@@ -93,6 +93,7 @@ impl CountingBackend {
             state_reason: None,
             state_remediation: None,
             policy: None,
+            unrecognized: Vec::new(),
         }
     }
 }
@@ -195,6 +196,7 @@ impl Lifecycle for CountingBackend {
             reason: Some(Sentence::from_static("nothing is installed")),
             evidence: Vec::new(),
             policy: None,
+            unrecognized: Vec::new(),
         })
     }
 
@@ -205,6 +207,7 @@ impl Lifecycle for CountingBackend {
             repaired: Vec::new(),
             unrepairable: Vec::new(),
             status: self.status_view(auth.tool(), auth.now()),
+            unrecognized: Vec::new(),
         })
     }
 

@@ -13,7 +13,7 @@ use devint::peer::PeerVerified;
 use devint::session::{AnyConnection, Client, ClientError, Connection, ServerEnv, Step};
 use devint::testing::CountingBackend;
 use devint::time::UnixSecs;
-use devint::verbs::{ToolId, Verb, VerbResult};
+use devint::verbs::{ResponseError, ToolId, Verb, VerbResult};
 use devint::version::{ApiVersion, MAX_SUPPORTED};
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, ServerToClient};
 use pb::DenyCode;
@@ -777,7 +777,10 @@ fn a_response_for_another_verb_is_a_protocol_error() {
     r.verb = w(Verb::Status);
     assert!(matches!(
         client.on_frame(pending, ServerFrame::Response(r)),
-        Err(ClientError::Protocol(_))
+        Err(ClientError::Response(ResponseError::VerbMismatch {
+            expected: Verb::ListTools,
+            ..
+        }))
     ));
 }
 

@@ -232,19 +232,46 @@ fn apply_needs_a_well_formed_plan_id() {
             ..
         })
     ));
-    req.apply = Some(pb::ApplyArgs {
-        plan_id: "1700000000".into(),
-    });
-    let err = VerbCall::parse(Verb::Apply, &req).unwrap_err();
-    assert!(matches!(
-        err,
-        CallError::MalformedArgument {
-            field: "apply.plan_id",
-            ..
+    // Ids are opaque (spec §3): another implementation's form is parsed byte for byte;
+    // whether the backend knows it is the backend's answer, not the parser's.
+    for theirs in [
+        "1700000000",
+        "plan-1",
+        "550e8400-e29b-41d4-a716-446655440000",
+    ] {
+        req.apply = Some(pb::ApplyArgs {
+            plan_id: theirs.into(),
+        });
+        match VerbCall::parse(Verb::Apply, &req) {
+            Ok(VerbCall::Apply { plan_id, .. }) => assert_eq!(plan_id.as_str(), theirs),
+            other => panic!("{theirs}: {other:?}"),
         }
-    ));
-    assert!(err.remediation().contains("32 lowercase hex"));
-    assert!(!err.to_string().contains("1700000000"));
+    }
+    for bad in [
+        "plan 1",
+        "plan\u{7}1",
+        "ghp_1234567890abcdefghij",
+        &"p".repeat(129),
+    ] {
+        req.apply = Some(pb::ApplyArgs {
+            plan_id: bad.into(),
+        });
+        let err = VerbCall::parse(Verb::Apply, &req).unwrap_err();
+        assert!(matches!(
+            err,
+            CallError::MalformedArgument {
+                field: "apply.plan_id",
+                ..
+            }
+        ));
+        assert!(
+            err.remediation().contains("printable ASCII"),
+            "{}",
+            err.remediation()
+        );
+        assert!(!err.to_string().contains(bad));
+        assert!(!err.remediation().contains(bad));
+    }
 }
 
 #[test]

@@ -201,14 +201,95 @@ fn a_view_token_outside_its_vocabulary_is_a_typed_error_that_lists_tokens() {
 fn an_evidence_outcome_must_come_from_its_kinds_vocabulary() {
     let mut wire = status().to_wire(v(5));
     wire.evidence[0].outcome = "healthy".into(); // a host_attested outcome on read_back
-    let err = StatusView::from_wire(&wire, v(5)).unwrap_err();
+    let read = StatusView::from_wire(&wire, v(5)).unwrap();
+    assert_eq!(read.evidence.len(), wire.evidence.len() - 1);
+    let [u] = read.unrecognized.as_slice() else {
+        panic!("{:?}", read.unrecognized)
+    };
+    assert_eq!(u.field.as_str(), "evidence[0].outcome");
     assert!(
-        matches!(err, ViewError::OutsideVocabulary(e) if e.accepted == ReadBackOutcome::TOKENS),
-        "{err:?}"
+        matches!(u.refusal, ViewError::OutsideVocabulary(e) if e.accepted == ReadBackOutcome::TOKENS),
+        "{u:?}"
     );
     let mut wire = status().to_wire(v(5));
     wire.evidence[3].outcome = String::new();
-    assert!(StatusView::from_wire(&wire, v(5)).is_err());
+    let read = StatusView::from_wire(&wire, v(5)).unwrap();
+    assert_eq!(read.unrecognized[0].field.as_str(), "evidence[3].outcome");
+    assert!(matches!(
+        read.unrecognized[0].refusal,
+        ViewError::MissingField { .. }
+    ));
+}
+
+#[test]
+fn every_unreadable_status_field_is_named_and_the_rest_stays_usable() {
+    let good = status();
+    assert!(good.next_level.is_some() && good.policy.is_some());
+    assert_eq!(good.drift_mismatched.len(), 2);
+    let mut wire = good.to_wire(v(5));
+    // Another implementation's reason phrase where §4 asks for a snake_case token.
+    wire.evidence[3].outcome = "no host enforcement layer on this platform".into();
+    wire.evidence[1].kind = "attested_by_host".into();
+    wire.drift_mismatched.push("not a key; at all".into());
+    wire.planned_level = "fully_protected".into();
+    if let Some(p) = wire.policy.as_mut() {
+        p.state = "Enforced".into();
+    }
+    if let Some(n) = wire.next_level.as_mut() {
+        n.level = "next".into();
+    }
+    let read = StatusView::from_wire(&wire, v(5)).unwrap();
+    let fields: Vec<&str> = read.unrecognized.iter().map(|u| u.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "planned_level",
+            "evidence[1].kind",
+            "evidence[3].outcome",
+            "next_level",
+            "drift_mismatched[2]",
+            "policy",
+        ]
+    );
+    // What could be read is there, unchanged.
+    assert_eq!(read.tool_id, good.tool_id);
+    assert_eq!(read.state, good.state);
+    assert_eq!(read.evidence.len(), good.evidence.len() - 2);
+    assert_eq!(read.drift_mismatched, good.drift_mismatched);
+    assert_eq!(read.planned_level, None);
+    // No marker echoes what the peer sent.
+    for u in &read.unrecognized {
+        let shown = u.to_string();
+        assert!(!shown.contains("no host enforcement"), "{shown}");
+        assert!(!shown.contains("fully_protected"), "{shown}");
+    }
+    // A structural field still fails the whole view, typed.
+    wire.state = "green".into();
+    assert!(matches!(
+        StatusView::from_wire(&wire, v(5)),
+        Err(ViewError::OutsideVocabulary(e)) if e.field == "status.state"
+    ));
+}
+
+#[test]
+fn a_repair_names_its_unreadable_entries_and_its_status_keeps_its_own() {
+    let mut wire = repair().to_wire(v(5));
+    wire.repaired.push("bad key".into());
+    wire.status.as_mut().unwrap().evidence[0].kind = "other".into();
+    let read = RepairView::from_wire(&wire, v(5)).unwrap();
+    assert_eq!(read.repaired, repair().repaired);
+    let at = format!("repaired[{}]", repair().repaired.len());
+    assert_eq!(
+        read.unrecognized
+            .iter()
+            .map(|u| u.field.as_str())
+            .collect::<Vec<_>>(),
+        [at.as_str()]
+    );
+    assert_eq!(
+        read.status.unrecognized[0].field.as_str(),
+        "evidence[0].kind"
+    );
 }
 
 #[test]
@@ -271,13 +352,19 @@ fn credential_shaped_text_from_a_peer_is_replaced_by_the_placeholder() {
 fn key_names_on_the_wire_cannot_smuggle_values() {
     let mut wire = status().to_wire(v(5));
     wire.drift_mismatched = vec!["env.ANTHROPIC_API_KEY=sk-ant-xyz".into()];
+    let read = StatusView::from_wire(&wire, v(5)).unwrap();
+    // The smuggled value is not kept anywhere in the view: only its position is named.
+    assert!(read.drift_mismatched.is_empty());
+    assert_eq!(read.unrecognized.len(), 1);
+    assert_eq!(read.unrecognized[0].field.as_str(), "drift_mismatched[0]");
     assert!(matches!(
-        StatusView::from_wire(&wire, v(5)),
-        Err(ViewError::MalformedField {
+        read.unrecognized[0].refusal,
+        ViewError::MalformedField {
             field: "status.drift_mismatched",
             ..
-        })
+        }
     ));
+    assert!(!format!("{read:?}").contains("sk-ant"));
 }
 
 #[test]
@@ -291,4 +378,42 @@ fn optional_text_and_ids_are_empty_strings_on_the_wire() {
     assert_eq!(wire.state_reason, "");
     assert!(wire.next_level.is_none());
     assert_eq!(StatusView::from_wire(&wire, v(5)).unwrap(), st);
+}
+
+#[test]
+fn an_apply_mutation_number_this_build_does_not_know_is_kept_as_unknown() {
+    let mut wire = apply().to_wire(v(5));
+    wire.outcome.as_mut().unwrap().mutation = 7;
+    let read = ApplyView::from_wire(&wire, v(5)).unwrap();
+    assert_eq!(
+        read.outcome.as_ref().unwrap().mutation,
+        ApplyMutation::Unknown(7)
+    );
+    // Written back as received; shown as a token.
+    assert_eq!(read.to_wire(v(5)), wire);
+    assert_eq!(
+        serde_json::to_value(ApplyMutation::Unknown(7)).unwrap(),
+        serde_json::json!("unknown")
+    );
+    assert_eq!(
+        serde_json::to_value(ApplyMutation::Changed).unwrap(),
+        serde_json::json!("changed")
+    );
+}
+
+#[test]
+fn a_verification_names_its_unreadable_entries_and_keeps_the_rest() {
+    let good = verification();
+    let mut wire = good.to_wire(v(5));
+    wire.missing.push("Not A Mechanism".into());
+    wire.evidence[0].outcome = "looked fine to us".into();
+    let read = VerificationView::from_wire(&wire, v(5)).unwrap();
+    assert_eq!(read.outcome, good.outcome);
+    assert_eq!(read.missing, good.missing);
+    assert_eq!(read.evidence.len(), good.evidence.len() - 1);
+    let fields: Vec<&str> = read.unrecognized.iter().map(|u| u.field.as_str()).collect();
+    let at = format!("missing[{}]", good.missing.len());
+    assert_eq!(fields, [at.as_str(), "evidence[0].outcome"]);
+    wire.outcome = "ok".into();
+    assert!(VerificationView::from_wire(&wire, v(5)).is_err());
 }

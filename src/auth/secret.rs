@@ -10,6 +10,8 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 pub const SECRET_LEN: usize = 32;
 /// Length of the secret's text form (spec §6: 64 lowercase hex characters).
 pub const SECRET_HEX_LEN: usize = 2 * SECRET_LEN;
+// Opaque ids refuse a hex run as long as a token (`verbs`, a layer below, keeps the number).
+static_assertions::const_assert_eq!(SECRET_HEX_LEN, crate::verbs::views::TOKEN_HEX_LEN);
 
 /// A capability token's secret: 32 bytes from the OS CSPRNG.
 ///

@@ -86,6 +86,13 @@ pub enum ClientError {
     /// another request or verb).
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The runtime's answer could not be read as the verb's view: it named another verb,
+    /// set another view, or a field the view requires was missing or unreadable. The
+    /// [`ResponseError`] keeps which field and why ([`crate::verbs::ViewError`]) as types,
+    /// never the value. (Fields the view can do without are read tolerantly and reported in
+    /// the view instead; see [`crate::verbs::Unrecognized`].)
+    #[error("the runtime's answer could not be read: {0}")]
+    Response(#[from] ResponseError),
     /// The verb does not exist at the negotiated version; nothing was sent.
     #[error("{verb} is not available at the negotiated DI-API version {version}; it needs version {first}")]
     UnavailableLocally {
@@ -96,12 +103,6 @@ pub enum ClientError {
         /// The first version with the verb.
         first: ApiVersion,
     },
-}
-
-impl From<ResponseError> for ClientError {
-    fn from(e: ResponseError) -> Self {
-        ClientError::Protocol(e.to_string())
-    }
 }
 
 impl<S> Client<S> {

@@ -16,7 +16,7 @@
 //! | [`SentenceRefusal::JwtShaped`] | `eyJ` followed by base64url (a JSON object in base64: a JWT or its header) |
 //! | [`SentenceRefusal::UrlUserinfo`] | `scheme://user:secret@host` |
 //! | [`SentenceRefusal::CredentialAssignment`] | `password=…`, `token=…`, `api_key:…` and kin |
-//! | [`SentenceRefusal::HexRun`] | 32 or more hex digits in a row. **Digests are not free text**: a SHA-256 has its own typed field ([`crate::verbs::Sha256Hex`]); in a sentence a long hex run is indistinguishable from a hex secret, so it is refused |
+//! | [`SentenceRefusal::HexRun`] | 32 or more hex digits in a row. **Digests are not free text**: a digest has its own typed field ([`crate::verbs::Digest`]); in a sentence a long hex run is indistinguishable from a hex secret, so it is refused |
 //! | [`SentenceRefusal::HighEntropyRun`] | 32 or more characters of `[A-Za-z0-9+/=_-]` mixing letters and digits, with a Shannon entropy of at least 4.0 bits per character and a letter/digit/case switch on at least a quarter of adjacent pairs (base64/base62/base36 key material; words, kebab-case names and paths switch far less) |
 //!
 //! A bare mention of a prefix (`keys starting with sk- are withheld`) is allowed: the
@@ -322,6 +322,41 @@ pub(crate) fn is_invisible_format(c: char) -> bool {
 
 /// Credential-shape checks over a text of any length (also used for identifier fields).
 pub(crate) fn check_credential_shapes(text: &str) -> Result<(), SentenceRefusal> {
+    credential_shapes(text, HexRuns::Refused)
+}
+
+/// The credential-shape checks for an opaque identifier or digest
+/// ([`crate::verbs::OpaqueId`]): every rule of [`check_credential_shapes`] except that a
+/// run of hex digits is allowed (hex is how ids and SHA-256 digests are usually written,
+/// ours among them) up to `hex_run_limit` digits (`None`: any run) and a hex run is never
+/// weighed for entropy (hex carries at most 4 bits per character, so a random hex id would
+/// otherwise trip the threshold by chance).
+pub(crate) fn check_id_credential_shapes(
+    text: &str,
+    hex_run_limit: Option<usize>,
+) -> Result<(), SentenceRefusal> {
+    credential_shapes(
+        text,
+        match hex_run_limit {
+            Some(limit) => HexRuns::RefusedFrom(limit),
+            None => HexRuns::Allowed,
+        },
+    )
+}
+
+/// Whether a long run of hex digits counts as credential-shaped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HexRuns {
+    /// In free text and named identifiers: a run of 32 is indistinguishable from a hex
+    /// secret.
+    Refused,
+    /// In opaque ids: hex is their usual shape, but a run this long is a secret's shape.
+    RefusedFrom(usize),
+    /// In digests: a hex run is the usual shape of the value.
+    Allowed,
+}
+
+fn credential_shapes(text: &str, hex: HexRuns) -> Result<(), SentenceRefusal> {
     let b = text.as_bytes();
     if has_pem_marker(b) {
         return Err(SentenceRefusal::PemBlock);
@@ -342,10 +377,15 @@ pub(crate) fn check_credential_shapes(text: &str) -> Result<(), SentenceRefusal>
     if has_credential_assignment(b) {
         return Err(SentenceRefusal::CredentialAssignment);
     }
-    if has_long_hex_run(b) {
+    let hex_limit = match hex {
+        HexRuns::Refused => Some(HEX_RUN_MIN),
+        HexRuns::RefusedFrom(limit) => Some(limit),
+        HexRuns::Allowed => None,
+    };
+    if hex_limit.is_some_and(|limit| has_hex_run(b, limit)) {
         return Err(SentenceRefusal::HexRun);
     }
-    if has_high_entropy_run(b) {
+    if has_high_entropy_run(b, hex) {
         return Err(SentenceRefusal::HighEntropyRun);
     }
     Ok(())
@@ -543,12 +583,15 @@ fn has_credential_assignment(b: &[u8]) -> bool {
     })
 }
 
-fn has_long_hex_run(b: &[u8]) -> bool {
+/// The shortest hex run refused in free text.
+const HEX_RUN_MIN: usize = 32;
+
+fn has_hex_run(b: &[u8], min: usize) -> bool {
     let mut run = 0;
     for &c in b {
         if c.is_ascii_hexdigit() {
             run += 1;
-            if run >= 32 {
+            if run >= min {
                 return true;
             }
         } else {
@@ -571,9 +614,10 @@ const ENTROPY_THRESHOLD: f64 = 4.0;
 /// random base36 on 40%; words, kebab-case names and paths on well under 20%.
 const CLASS_SWITCH_THRESHOLD: f64 = 0.25;
 
-fn has_high_entropy_run(b: &[u8]) -> bool {
+fn has_high_entropy_run(b: &[u8], hex: HexRuns) -> bool {
     b.split(|&c| !is_entropy_char(c))
         .filter(|run| run.len() >= ENTROPY_MIN_RUN)
+        .filter(|run| hex == HexRuns::Refused || !run.iter().all(u8::is_ascii_hexdigit))
         .any(|run| {
             run.iter().any(u8::is_ascii_digit)
                 && run.iter().any(u8::is_ascii_alphabetic)

@@ -18,8 +18,8 @@ pub fn tool() -> ToolId {
     ToolId::parse("claude-code").unwrap()
 }
 
-pub fn digest(byte: &str) -> Sha256Hex {
-    Sha256Hex::parse(&byte.repeat(32)).unwrap()
+pub fn digest(byte: &str) -> Digest {
+    Digest::parse(&byte.repeat(32)).unwrap()
 }
 
 pub fn policy() -> PolicyView {
@@ -81,6 +81,7 @@ pub fn status() -> StatusView {
         state_reason: Some(s("env.ANTHROPIC_BASE_URL no longer matches the receipt")),
         state_remediation: Some(s("run `devint repair claude-code`")),
         policy: Some(policy()),
+        unrecognized: Vec::new(),
     }
 }
 
@@ -205,6 +206,7 @@ pub fn verification() -> VerificationView {
         reason: Some(s("the proxy was not exercised")),
         evidence: evidence(),
         policy: Some(policy()),
+        unrecognized: Vec::new(),
     }
 }
 
@@ -214,6 +216,7 @@ pub fn repair() -> RepairView {
         repaired: vec![ManagedRef::parse("env.ANTHROPIC_BASE_URL").unwrap()],
         unrepairable: vec![unsupported()],
         status: status(),
+        unrecognized: Vec::new(),
     }
 }
 

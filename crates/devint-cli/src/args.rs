@@ -261,11 +261,12 @@ pub fn approval_id() -> Parsed<ApprovalId> {
     })
 }
 
-/// The refusal of an id in words: its length and the expected shape, never the input.
+/// The refusal of an id in words: its length, what is wrong with it and the expected
+/// shape, never the input.
 fn not_an_id(what: &str, e: devint::verbs::IdRefusal, fix: &str) -> String {
     format!(
-        "not {what}: it has {} bytes, and {what} is {}; {fix}",
-        e.got_len, e.expected
+        "not {what}: it has {} bytes ({}), and {what} is {}; {fix}",
+        e.got_len, e.defect, e.expected
     )
 }
 

@@ -169,6 +169,9 @@ pub fn applied(m: Option<ApplyMutation>) -> &'static str {
         Some(ApplyMutation::Unchanged) => ": nothing needed changing",
         Some(ApplyMutation::Changed | ApplyMutation::Failed | ApplyMutation::Unsupported)
         | None => "",
+        Some(ApplyMutation::Unknown(_)) => {
+            " (the runtime reported an outcome this devint cannot name)"
+        }
         // A mutation this build cannot name says nothing more either.
         Some(_) => "",
     }

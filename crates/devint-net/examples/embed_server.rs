@@ -39,7 +39,7 @@ impl Lifecycle for Demo {
         achieved_level: Level::DetectedNotIntegrated, planned_level: None, next_level: None,
         adapter_ceiling: AdapterCeiling::L0Discover, compatibility: Compatibility::Unknown,
         evidence: vec![], observed_at_unix_secs: auth.now(), drift_mismatched: vec![],
-        state_reason: None, state_remediation: None, policy: None,
+        state_reason: None, state_remediation: None, policy: None, unrecognized: vec![],
     }) }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use devint::auth::TokenSecret;
 use devint::session::ClientError;
-use devint::verbs::ToolId;
+use devint::verbs::{ResponseError, ToolId, ViewError};
 use devint::version::ApiVersion;
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, MAX_PAYLOAD};
 use devint_net::client::{ClientIoError, DevIntClient};
@@ -29,6 +29,11 @@ enum Misbehave {
     CloseMidCall,
     AnswerAnotherId,
     OversizedFrame,
+    /// Answer `status` as another implementation might: an absent reason written as a
+    /// phrase; with `bad_phase`, also a phase outside its vocabulary.
+    ForeignStatus {
+        bad_phase: bool,
+    },
 }
 
 async fn read_frame(stream: &mut UnixStream, decoder: &mut Decoder<ClientToServer>) -> ClientFrame {
@@ -83,6 +88,36 @@ fn fake_server(how: Misbehave) -> (tempfile::TempDir, PathBuf) {
                 // Hold the socket open so the error is the id, not a close.
                 let _ = stream.read(&mut [0u8; 16]).await;
             }
+            Misbehave::ForeignStatus { bad_phase } => {
+                let evidence = |kind: &str, outcome: &str| pb::EvidenceView {
+                    mechanism: "host_enforcement".into(),
+                    kind: kind.into(),
+                    outcome: outcome.into(),
+                    observed_at_unix_secs: 1,
+                    detail: String::new(),
+                };
+                let answer = ServerFrame::Response(pb::Response {
+                    request_id: request.request_id,
+                    verb: request.verb,
+                    status: Some(pb::StatusView {
+                        tool_id: "codex".into(),
+                        phase: if bad_phase { "INSTALLED" } else { "installed" }.into(),
+                        state: "ladder".into(),
+                        achieved_level: "integrated".into(),
+                        adapter_ceiling: "l2_enforce".into(),
+                        compatibility: "compatible".into(),
+                        evidence: vec![
+                            evidence("read_back", "matched"),
+                            evidence("absent", "no host enforcement layer on this platform"),
+                        ],
+                        observed_at_unix_secs: 1,
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                });
+                stream.write_all(&encode(&answer).unwrap()).await.unwrap();
+                let _ = stream.read(&mut [0u8; 16]).await;
+            }
             Misbehave::OversizedFrame => {
                 // Tag 3 (Response) with a LEB128 length of MAX_PAYLOAD + 1.
                 let mut header = vec![3u8];
@@ -101,6 +136,10 @@ fn fake_server(how: Misbehave) -> (tempfile::TempDir, PathBuf) {
 }
 
 async fn status_against(how: Misbehave) -> ClientIoError {
+    status_result(how).await.unwrap_err()
+}
+
+async fn status_result(how: Misbehave) -> Result<devint::verbs::StatusView, ClientIoError> {
     let (_dir, path) = fake_server(how);
     let client = DevIntClient::connect(&path, "client-test", "0")
         .await
@@ -110,7 +149,6 @@ async fn status_against(how: Misbehave) -> ClientIoError {
     tokio::time::timeout(HANG_GUARD, client.status(ToolId::parse("codex").unwrap()))
         .await
         .expect("the client hung")
-        .unwrap_err()
 }
 
 #[tokio::test]
@@ -148,4 +186,36 @@ async fn a_reply_with_another_request_id_is_a_protocol_error() {
 async fn a_frame_over_the_bound_is_a_frame_error() {
     let err = status_against(Misbehave::OversizedFrame).await;
     assert!(matches!(err, ClientIoError::Frame(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_status_with_an_out_of_vocabulary_field_is_read_and_names_the_field() {
+    let st = status_result(Misbehave::ForeignStatus { bad_phase: false })
+        .await
+        .expect("the rest of the status is usable");
+    assert_eq!(st.evidence.len(), 1);
+    assert_eq!(st.unrecognized.len(), 1);
+    assert_eq!(st.unrecognized[0].field.as_str(), "evidence[1].outcome");
+    assert!(matches!(
+        st.unrecognized[0].refusal,
+        ViewError::MalformedField {
+            field: "evidence.outcome",
+            ..
+        }
+    ));
+}
+
+#[tokio::test]
+async fn an_unreadable_required_field_is_a_typed_error_naming_it() {
+    let err = status_result(Misbehave::ForeignStatus { bad_phase: true })
+        .await
+        .unwrap_err();
+    match &err {
+        ClientIoError::Session(ClientError::Response(ResponseError::View(
+            ViewError::OutsideVocabulary(e),
+        ))) => assert_eq!(e.field, "status.phase"),
+        other => panic!("expected a typed view error, got {other:?}"),
+    }
+    assert!(!err.to_string().contains("INSTALLED"), "{err}");
+    assert!(!err.is_connection_lost());
 }

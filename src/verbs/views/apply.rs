@@ -1,8 +1,8 @@
 //! `ApplyView`, `StepOutcomeView`, `ApplyOutcomeView`: what an apply did.
 
 use super::{
-    id_from_wire, opt_id_from_wire, opt_text_from_wire, opt_text_to_wire, views_from_wire, PlanId,
-    ReceiptId, Sha256Hex, StepId, ViewError,
+    id_from_wire, opt_id_from_wire, opt_text_from_wire, opt_text_to_wire, views_from_wire, Digest,
+    PlanId, ReceiptId, StepId, ViewError,
 };
 use crate::time::UnixSecs;
 use crate::verbs::{Level, Sentence, StepOutcome};
@@ -36,7 +36,7 @@ pub struct StepOutcomeView {
     /// Applied, skipped or failed.
     pub outcome: StepOutcome,
     /// The fingerprint (SHA-256) of what the step left in place, if anything.
-    pub fingerprint: Option<Sha256Hex>,
+    pub fingerprint: Option<Digest>,
 }
 
 /// What the apply changed overall (v5+).
@@ -48,9 +48,9 @@ pub struct ApplyOutcomeView {
     pub detail: Option<Sentence>,
 }
 
-/// `ApplyMutation` (wire enum): whether anything changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+/// `ApplyMutation` (wire enum): whether anything changed. Serialised as its
+/// [`token`](ApplyMutation::token) (`unknown` for a number this build does not know).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ApplyMutation {
     /// The target changed.
@@ -61,6 +61,15 @@ pub enum ApplyMutation {
     Failed,
     /// The plan could not be applied on this host.
     Unsupported,
+    /// A wire number this build does not know (proto3 enums are open: a newer or another
+    /// implementation may send one). Kept as received and written back unchanged.
+    Unknown(i32),
+}
+
+impl serde::Serialize for ApplyMutation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.token())
+    }
 }
 
 impl ApplyMutation {
@@ -71,6 +80,15 @@ impl ApplyMutation {
             ApplyMutation::Unchanged => "unchanged",
             ApplyMutation::Failed => "failed",
             ApplyMutation::Unsupported => "unsupported",
+            ApplyMutation::Unknown(_) => "unknown",
+        }
+    }
+
+    /// The wire number (an [`ApplyMutation::Unknown`] keeps the number it was read with).
+    pub const fn to_wire_number(self) -> i32 {
+        match self {
+            ApplyMutation::Unknown(n) => n,
+            known => known.to_wire() as i32,
         }
     }
 
@@ -81,20 +99,24 @@ impl ApplyMutation {
             ApplyMutation::Unchanged => pb::ApplyMutation::Unchanged,
             ApplyMutation::Failed => pb::ApplyMutation::Failed,
             ApplyMutation::Unsupported => pb::ApplyMutation::Unsupported,
+            // Not a member of this build's enum; `to_wire_number` keeps the number.
+            ApplyMutation::Unknown(_) => pb::ApplyMutation::Unspecified,
         }
     }
 
-    /// From the wire number; `UNSPECIFIED` and unknown numbers are refused.
+    /// From the wire number; `UNSPECIFIED` (the field left unset) is refused, a number
+    /// outside this build's enum is [`ApplyMutation::Unknown`].
     pub fn from_wire(value: i32) -> Result<ApplyMutation, ViewError> {
         match pb::ApplyMutation::try_from(value) {
             Ok(pb::ApplyMutation::Changed) => Ok(ApplyMutation::Changed),
             Ok(pb::ApplyMutation::Unchanged) => Ok(ApplyMutation::Unchanged),
             Ok(pb::ApplyMutation::Failed) => Ok(ApplyMutation::Failed),
             Ok(pb::ApplyMutation::Unsupported) => Ok(ApplyMutation::Unsupported),
-            Ok(pb::ApplyMutation::Unspecified) | Err(_) => Err(ViewError::UnknownEnumValue {
+            Ok(pb::ApplyMutation::Unspecified) => Err(ViewError::UnknownEnumValue {
                 field: "apply.outcome.mutation",
                 value,
             }),
+            Err(_) => Ok(ApplyMutation::Unknown(value)),
         }
     }
 }
@@ -163,7 +185,7 @@ impl StepOutcomeView {
             fingerprint: opt_id_from_wire(
                 &w.fingerprint,
                 "step_outcome.fingerprint",
-                Sha256Hex::parse,
+                Digest::parse,
             )?,
         })
     }
@@ -173,7 +195,7 @@ impl ApplyOutcomeView {
     /// To the wire.
     pub fn to_wire(&self, _version: ApiVersion) -> pb::ApplyOutcomeView {
         pb::ApplyOutcomeView {
-            mutation: self.mutation.to_wire() as i32,
+            mutation: self.mutation.to_wire_number(),
             detail: opt_text_to_wire(&self.detail),
         }
     }

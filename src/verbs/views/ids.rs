@@ -1,15 +1,18 @@
 //! Validated identifier newtypes: the only non-vocabulary, non-sentence strings a view holds.
 //!
-//! Each type owns one shape (kebab-case tool id, 128-bit random id, dotted key name, path,
-//! digest, short label) and refuses anything else with an [`IdRefusal`] that never echoes
+//! Each type owns one shape (kebab-case tool id, dotted key name, path, short label) and
+//! refuses anything else with an [`IdRefusal`] that never echoes
 //! the input. None of them can hold a value: key names name a key, never its contents;
-//! paths are bounded and pass the same credential-shape check as free text.
+//! paths are bounded and pass the same credential-shape check as free text. The opaque id
+//! and digest fields of spec §3 (plan, receipt, approval, digest) have no shape of their
+//! own; their one rule lives in [`super::opaque`].
 
 use crate::verbs::sentence::{check_credential_shapes, is_invisible_format};
 
-/// An identifier did not have its shape. Carries the input's length, never the input.
+/// An identifier did not have its shape. Carries the input's length and what was wrong,
+/// never the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("malformed {kind} (got {got_len} bytes); expected {expected}")]
+#[error("malformed {kind} (got {got_len} bytes: {defect}); expected {expected}")]
 #[non_exhaustive]
 pub struct IdRefusal {
     /// The identifier type.
@@ -18,6 +21,43 @@ pub struct IdRefusal {
     pub expected: &'static str,
     /// The length in bytes of the refused input.
     pub got_len: usize,
+    /// What was wrong with it.
+    pub defect: IdDefect,
+}
+
+/// What was wrong with a refused identifier. Positions are byte offsets; no variant carries
+/// any of the input's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
+pub enum IdDefect {
+    /// The input did not match the identifier's shape (named identifiers: [`ToolId`],
+    /// [`KeyName`], …).
+    #[error("not of its shape")]
+    Shape,
+    /// The input was empty.
+    #[error("empty")]
+    Empty,
+    /// The input was longer than the limit.
+    #[error("longer than {max} bytes")]
+    TooLong {
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// A whitespace byte.
+    #[error("whitespace at byte {at}")]
+    Whitespace {
+        /// Its offset.
+        at: usize,
+    },
+    /// A control byte, DEL or a byte outside ASCII.
+    #[error("a control or non-ASCII byte at byte {at}")]
+    NotPrintableAscii {
+        /// Its offset.
+        at: usize,
+    },
+    /// The input looked like a credential (the rules of [`crate::verbs::Sentence`]).
+    #[error("credential-shaped: {}", .0.token())]
+    CredentialShaped(crate::verbs::SentenceRefusal),
 }
 
 macro_rules! identifier {
@@ -40,6 +80,7 @@ macro_rules! identifier {
                         kind: stringify!($name),
                         expected: $expected,
                         got_len: text.len(),
+                        defect: IdDefect::Shape,
                     })
                 }
             }
@@ -68,27 +109,6 @@ macro_rules! identifier {
             }
         }
     };
-}
-
-macro_rules! random_id {
-    ($(#[$meta:meta])* $name:ident) => {
-        identifier!($(#[$meta])* $name, "32 lowercase hex characters (a 128-bit random id)", is_random_id);
-
-        impl $name {
-            /// A fresh id: 128 bits from the thread's OS-seeded CSPRNG (never a timestamp).
-            pub fn random() -> $name {
-                $name(format!("{:032x}", rand::random::<u128>()))
-            }
-        }
-    };
-}
-
-fn is_lower_hex(c: u8) -> bool {
-    c.is_ascii_digit() || (b'a'..=b'f').contains(&c)
-}
-
-fn is_random_id(s: &str) -> bool {
-    s.len() == 32 && s.bytes().all(is_lower_hex)
 }
 
 fn is_kebab(s: &str) -> bool {
@@ -167,18 +187,6 @@ identifier!(
     "kebab-case lowercase letters and digits, starting with a letter, at most 64 bytes",
     is_kebab
 );
-random_id!(
-    /// A plan's id (128-bit random).
-    PlanId
-);
-random_id!(
-    /// An apply receipt's id (128-bit random).
-    ReceiptId
-);
-random_id!(
-    /// An approval's id (128-bit random).
-    ApprovalId
-);
 identifier!(
     /// A plan step's id, unique within its plan (`write-settings`, `s1`).
     StepId,
@@ -204,12 +212,6 @@ identifier!(
     ArtifactPath,
     "an absolute or ~/ path without control characters or '..', at most 512 bytes",
     is_artifact_path
-);
-identifier!(
-    /// A SHA-256 digest: exactly 64 lowercase hex characters.
-    Sha256Hex,
-    "exactly 64 lowercase hex characters",
-    |s| s.len() == 64 && s.bytes().all(is_lower_hex)
 );
 identifier!(
     /// A redaction label (`aws_access_key`, `pii.email`).
@@ -310,17 +312,6 @@ mod tests {
     }
 
     #[test]
-    fn random_ids_are_128_bit_lowercase_hex() {
-        let a = PlanId::random();
-        assert!(PlanId::parse(a.as_str()).is_ok());
-        assert_ne!(a, PlanId::random());
-        assert!(PlanId::parse(&"A".repeat(32)).is_err());
-        assert!(PlanId::parse(&"a".repeat(31)).is_err());
-        // A token-shaped 64-hex string is not a plan id.
-        assert!(PlanId::parse(&"a".repeat(64)).is_err());
-    }
-
-    #[test]
     fn key_names_name_keys_not_values() {
         for ok in [
             "env.ANTHROPIC_BASE_URL",
@@ -360,13 +351,6 @@ mod tests {
         ] {
             assert!(ArtifactPath::parse(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn digests_are_exactly_64_lowercase_hex() {
-        assert!(Sha256Hex::parse(&"ab".repeat(32)).is_ok());
-        assert!(Sha256Hex::parse(&"AB".repeat(32)).is_err());
-        assert!(Sha256Hex::parse(&"ab".repeat(31)).is_err());
     }
 
     #[test]

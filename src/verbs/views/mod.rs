@@ -14,16 +14,20 @@
 //! Parsing a view (the client side) refuses a token outside its vocabulary or a malformed
 //! identifier with a [`ViewError`]; free text the peer sent that is not a valid sentence is
 //! replaced by the fixed placeholder (it is never shown, and the rest of the view stays
-//! usable).
+//! usable). The status and repair views read tolerantly: an unreadable list
+//! entry or optional field becomes an [`Unrecognized`] marker in the view's `unrecognized`
+//! list, every one of them reported. Ids and digests are opaque ([`OpaqueId`]).
 
 mod apply;
 mod approval;
 mod events;
 mod ids;
+mod opaque;
 mod plan;
 mod removal;
 mod repair;
 mod status;
+mod tolerant;
 mod tools;
 mod verification;
 
@@ -31,13 +35,16 @@ pub use apply::{ApplyMutation, ApplyOutcomeView, ApplyView, StepOutcomeView};
 pub use approval::ApprovalRelayAck;
 pub use events::{ScopedEvent, ScopedEventList};
 pub use ids::{
-    AbsentReason, ApprovalId, ArtifactPath, IdRefusal, KeyName, ManagedRef, MechanismName, PlanId,
-    PolicyProfileId, ReceiptId, RedactionLabel, Sha256Hex, StepId, ToolId, VersionLabel,
+    AbsentReason, ArtifactPath, IdDefect, IdRefusal, KeyName, ManagedRef, MechanismName,
+    PolicyProfileId, RedactionLabel, StepId, ToolId, VersionLabel,
 };
+pub(crate) use opaque::TOKEN_HEX_LEN;
+pub use opaque::{ApprovalId, Digest, OpaqueId, PlanId, ReceiptId};
 pub use plan::{PlanView, PolicyProfileRefView, StepView, UnsupportedMechanismView};
 pub use removal::RemovalView;
 pub use repair::RepairView;
 pub use status::{Evidence, EvidenceView, NextLevelView, PolicyView, StatusView};
+pub use tolerant::{FieldPath, Unrecognized};
 pub use tools::{CapabilityView, ToolList, ToolSummary};
 pub use verification::VerificationView;
 

@@ -2,8 +2,8 @@
 
 use super::{
     id_from_wire, ids_from_wire, opt_id_from_wire, opt_text_from_wire, opt_text_to_wire,
-    strs_to_wire, text_from_wire, texts_from_wire, views_from_wire, ArtifactPath, KeyName, PlanId,
-    PolicyProfileId, Sha256Hex, StepId, ToolId, ViewError,
+    strs_to_wire, text_from_wire, texts_from_wire, views_from_wire, ArtifactPath, Digest, KeyName,
+    PlanId, PolicyProfileId, StepId, ToolId, ViewError,
 };
 use crate::verbs::{
     ActionKind, AdapterCeiling, CapabilityName, Level, Privilege, Profile, Requirement, Sentence,
@@ -61,7 +61,7 @@ pub struct StepView {
     /// The files it manages.
     pub artifact_paths: Vec<ArtifactPath>,
     /// The digest of the content it writes, if it writes content.
-    pub content_sha256: Option<Sha256Hex>,
+    pub content_sha256: Option<Digest>,
     /// Whether removal can undo it.
     pub reversible: bool,
 }
@@ -74,7 +74,7 @@ pub struct PolicyProfileRefView {
     /// Its human name.
     pub display_name: Sentence,
     /// The digest of its document.
-    pub digest: Sha256Hex,
+    pub digest: Digest,
 }
 
 /// A capability that cannot be used, and why.
@@ -175,7 +175,7 @@ impl StepView {
             content_sha256: opt_id_from_wire(
                 &w.content_sha256,
                 "step.content_sha256",
-                Sha256Hex::parse,
+                Digest::parse,
             )?,
             reversible: w.reversible,
         })
@@ -200,7 +200,7 @@ impl PolicyProfileRefView {
         Ok(PolicyProfileRefView {
             id: id_from_wire(&w.id, "policy_profile.id", PolicyProfileId::parse)?,
             display_name: text_from_wire(&w.display_name, "policy_profile.display_name")?,
-            digest: id_from_wire(&w.digest, "policy_profile.digest", Sha256Hex::parse)?,
+            digest: id_from_wire(&w.digest, "policy_profile.digest", Digest::parse)?,
         })
     }
 }

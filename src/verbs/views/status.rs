@@ -1,9 +1,10 @@
 //! `StatusView`, `EvidenceView` (with [`Evidence`]), `NextLevelView`, `PolicyView`: the
 //! evidence-derived protection state of one tool.
 
+use super::tolerant::{Tolerant, Unrecognized};
 use super::{
-    id_from_wire, ids_from_wire, opt_text_from_wire, opt_text_to_wire, strs_to_wire,
-    views_from_wire, AbsentReason, ManagedRef, MechanismName, ToolId, ViewError,
+    id_from_wire, opt_text_from_wire, opt_text_to_wire, strs_to_wire, AbsentReason, ManagedRef,
+    MechanismName, ToolId, ViewError,
 };
 use crate::time::UnixSecs;
 use crate::verbs::{
@@ -44,6 +45,11 @@ pub struct StatusView {
     pub state_remediation: Option<Sentence>,
     /// The policy state (on the wire only at DI-API ≥ [`POLICY_SINCE`]).
     pub policy: Option<PolicyView>,
+    /// The fields the client could not read ([`StatusView::from_wire`]): each unreadable
+    /// evidence or drift entry is left out of its list and each unreadable optional field is
+    /// `None`, and all of them are named here. Never on the wire; a backend leaves it empty.
+    /// Serialised (`--output json`, the sidecar) as `[{ field, refusal }]`, always present.
+    pub unrecognized: Vec<Unrecognized>,
 }
 
 /// One piece of evidence.
@@ -158,37 +164,63 @@ impl StatusView {
     }
 
     /// From the wire; a `policy` below [`POLICY_SINCE`] is ignored.
+    ///
+    /// Tolerant (see [`Unrecognized`]): an evidence entry, a drift entry, the planned
+    /// level, the next level or the policy another implementation filled outside its
+    /// vocabulary or shape is left out and named in [`StatusView::unrecognized`]. The
+    /// fields that say what the status is about (tool, phase, state, achieved level,
+    /// ceiling, compatibility) are required: one of them unreadable fails the view.
     pub fn from_wire(w: &pb::StatusView, version: ApiVersion) -> Result<StatusView, ViewError> {
+        let mut t = Tolerant::default();
+        let planned_level = t.optional(
+            "planned_level",
+            if w.planned_level.is_empty() {
+                Ok(None)
+            } else {
+                Level::parse_as(&w.planned_level, "status.planned_level")
+                    .map(Some)
+                    .map_err(ViewError::from)
+            },
+        );
+        let evidence = t.list(
+            "evidence",
+            &w.evidence,
+            |e| EvidenceView::from_wire(e, version),
+            true,
+        );
+        let next_level = t.optional(
+            "next_level",
+            w.next_level
+                .as_ref()
+                .map(|n| NextLevelView::from_wire(n, version))
+                .transpose(),
+        );
+        let drift_mismatched = t.list(
+            "drift_mismatched",
+            &w.drift_mismatched,
+            |d| id_from_wire(d, "status.drift_mismatched", ManagedRef::parse),
+            false,
+        );
+        let policy = t.optional("policy", policy_from_wire(&w.policy, version));
         Ok(StatusView {
             tool_id: id_from_wire(&w.tool_id, "status.tool_id", ToolId::parse)?,
             phase: Phase::parse_as(&w.phase, "status.phase")?,
             state: StatusState::parse_as(&w.state, "status.state")?,
             achieved_level: Level::parse_as(&w.achieved_level, "status.achieved_level")?,
-            planned_level: if w.planned_level.is_empty() {
-                None
-            } else {
-                Some(Level::parse_as(&w.planned_level, "status.planned_level")?)
-            },
+            planned_level,
             adapter_ceiling: AdapterCeiling::parse_as(
                 &w.adapter_ceiling,
                 "status.adapter_ceiling",
             )?,
             compatibility: Compatibility::parse_as(&w.compatibility, "status.compatibility")?,
-            evidence: views_from_wire(&w.evidence, version, EvidenceView::from_wire)?,
-            next_level: w
-                .next_level
-                .as_ref()
-                .map(|n| NextLevelView::from_wire(n, version))
-                .transpose()?,
+            evidence,
+            next_level,
             observed_at_unix_secs: UnixSecs::new(w.observed_at_unix_secs),
-            drift_mismatched: ids_from_wire(
-                &w.drift_mismatched,
-                "status.drift_mismatched",
-                ManagedRef::parse,
-            )?,
+            drift_mismatched,
             state_reason: opt_text_from_wire(&w.state_reason),
             state_remediation: opt_text_from_wire(&w.state_remediation),
-            policy: policy_from_wire(&w.policy, version)?,
+            policy,
+            unrecognized: t.finish(),
         })
     }
 }

@@ -1,9 +1,10 @@
 //! `VerificationView`: fresh evidence gathered by `verify`.
 
 use super::status::{policy_from_wire, policy_to_wire};
+use super::tolerant::{Tolerant, Unrecognized};
 use super::{
-    ids_from_wire, opt_text_from_wire, opt_text_to_wire, strs_to_wire, views_from_wire,
-    EvidenceView, MechanismName, PolicyView, ViewError,
+    id_from_wire, opt_text_from_wire, opt_text_to_wire, strs_to_wire, EvidenceView, MechanismName,
+    PolicyView, ViewError,
 };
 use crate::time::UnixSecs;
 use crate::verbs::{Sentence, VerificationOutcome};
@@ -25,6 +26,10 @@ pub struct VerificationView {
     pub evidence: Vec<EvidenceView>,
     /// The policy state (on the wire only at DI-API ≥ [`POLICY_SINCE`](crate::version::POLICY_SINCE)).
     pub policy: Option<PolicyView>,
+    /// The fields the client could not read ([`VerificationView::from_wire`]): an
+    /// unreadable `missing` or `evidence` entry is left out of its list and an unreadable
+    /// policy is `None`, each named here. Never on the wire; a backend leaves it empty.
+    pub unrecognized: Vec<Unrecognized>,
 }
 
 impl VerificationView {
@@ -42,17 +47,35 @@ impl VerificationView {
     }
 
     /// From the wire; a `policy` below [`POLICY_SINCE`](crate::version::POLICY_SINCE) is ignored.
+    /// Tolerant like [`super::StatusView::from_wire`]: the outcome is required, every list
+    /// entry and the policy are read as far as they can be and the rest named in
+    /// [`VerificationView::unrecognized`].
     pub fn from_wire(
         w: &pb::VerificationView,
         version: ApiVersion,
     ) -> Result<VerificationView, ViewError> {
+        let mut t = Tolerant::default();
+        let missing = t.list(
+            "missing",
+            &w.missing,
+            |m| id_from_wire(m, "verification.missing", MechanismName::parse),
+            false,
+        );
+        let evidence = t.list(
+            "evidence",
+            &w.evidence,
+            |e| EvidenceView::from_wire(e, version),
+            true,
+        );
+        let policy = t.optional("policy", policy_from_wire(&w.policy, version));
         Ok(VerificationView {
             verified_at_unix_secs: UnixSecs::new(w.verified_at_unix_secs),
             outcome: VerificationOutcome::parse_as(&w.outcome, "verification.outcome")?,
-            missing: ids_from_wire(&w.missing, "verification.missing", MechanismName::parse)?,
+            missing,
             reason: opt_text_from_wire(&w.reason),
-            evidence: views_from_wire(&w.evidence, version, EvidenceView::from_wire)?,
-            policy: policy_from_wire(&w.policy, version)?,
+            evidence,
+            policy,
+            unrecognized: t.finish(),
         })
     }
 }

@@ -26,7 +26,7 @@ pub use verify::verification;
 
 use std::fmt::Write as _;
 
-use devint::verbs::{EvidenceView, PolicyView, StepView};
+use devint::verbs::{EvidenceView, PolicyView, StepView, Unrecognized};
 
 use crate::output::Page;
 use crate::words;
@@ -99,6 +99,31 @@ fn steps(p: &Page, steps: &[StepView]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The fields of the runtime's answer the client could not read (another implementation's
+/// values outside the spec's vocabularies or shapes), named so the reader knows what the
+/// rest of the page leaves out; empty when every field was read.
+/// Each name is the field's path, under `prefix` when the view is embedded in another.
+fn unrecognized<'a>(
+    p: &Page,
+    parts: impl IntoIterator<Item = (&'a str, &'a [Unrecognized])>,
+) -> String {
+    let names: Vec<String> = parts
+        .into_iter()
+        .flat_map(|(prefix, fields)| fields.iter().map(move |u| format!("{prefix}{}", u.field)))
+        .collect();
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n  {} {}\n  (outside the DI-API's vocabularies or shapes; shown above is everything else the runtime sent)\n",
+        p.s.warn(&format!(
+            "could not read {} of the runtime's answer:",
+            count(names.len(), "field")
+        )),
+        names.join(", ")
+    )
 }
 
 /// `n thing` or `n things`.

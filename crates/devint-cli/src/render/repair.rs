@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use devint::verbs::{RepairView, StatusView};
 
-use super::count;
+use super::{count, unrecognized};
 use crate::output::Page;
 use crate::words;
 
@@ -90,5 +90,12 @@ pub fn repair_result(p: &Page, r: &RepairView) -> String {
             );
         }
     }
+    out.push_str(&unrecognized(
+        p,
+        [
+            ("", r.unrecognized.as_slice()),
+            ("status.", st.unrecognized.as_slice()),
+        ],
+    ));
     out
 }

@@ -6,7 +6,7 @@ use devint::verbs::{
     CapabilityName, Compatibility, Level, Phase, StatusState, StatusView, Support, ToolSummary,
 };
 
-use super::{evidence, policy};
+use super::{evidence, policy, unrecognized};
 use crate::output::Page;
 use crate::words;
 
@@ -214,6 +214,7 @@ pub fn status(p: &Page, st: &StatusView, tool: Option<&ToolSummary>) -> String {
         out.push('\n');
         out.push_str(&policy(pv));
     }
+    out.push_str(&unrecognized(p, [("", st.unrecognized.as_slice())]));
     out
 }
 
@@ -267,6 +268,7 @@ mod tests {
             state_reason: None,
             state_remediation: None,
             policy: None,
+            unrecognized: Vec::new(),
         }
     }
 
@@ -296,6 +298,38 @@ mod tests {
             text.contains("next step: `devint repair claude-code`"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_status_with_fields_another_implementation_filled_is_shown_and_names_them() {
+        let version = devint::version::MAX_SUPPORTED;
+        let mut wire = StatusView {
+            evidence: vec![devint::verbs::EvidenceView {
+                mechanism: devint::verbs::MechanismName::parse("hooks").unwrap(),
+                evidence: devint::verbs::Evidence::ReadBack(
+                    devint::verbs::ReadBackOutcome::Matched,
+                ),
+                observed_at_unix_secs: devint::time::UnixSecs::EPOCH,
+                detail: None,
+            }],
+            ..view()
+        }
+        .to_wire(version);
+        wire.evidence.push(wire.evidence[0].clone());
+        wire.evidence[1].kind = "absent".into();
+        wire.evidence[1].outcome = "no host enforcement layer on this platform".into();
+        wire.planned_level = "fully_protected".into();
+        let st = StatusView::from_wire(&wire, version).expect("the status stays readable");
+        let text = status(&page(), &st, None);
+        assert!(text.contains("last held (drifted overrides)"), "{text}");
+        assert!(
+            text.contains("could not read 2 fields of the runtime's answer: planned_level, evidence[1].outcome"),
+            "{text}"
+        );
+        assert!(!text.contains("no host enforcement layer"), "{text}");
+        assert!(!text.contains("fully_protected"), "{text}");
+        // A status read whole says nothing of the kind.
+        assert!(!status(&page(), &view(), None).contains("could not read"));
     }
 
     #[test]

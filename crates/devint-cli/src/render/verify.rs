@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use devint::verbs::{VerificationOutcome, VerificationView};
 
-use super::{evidence, policy};
+use super::{evidence, policy, unrecognized};
 use crate::output::Page;
 use crate::words;
 
@@ -39,6 +39,7 @@ pub fn verification(p: &Page, tool: &str, v: &VerificationView) -> String {
         out.push('\n');
         out.push_str(&policy(pv));
     }
+    out.push_str(&unrecognized(p, [("", v.unrecognized.as_slice())]));
     let _ = writeln!(
         out,
         "\n`devint status {tool}` shows the level this evidence supports."

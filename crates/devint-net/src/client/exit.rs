@@ -26,7 +26,7 @@ impl ClientIoError {
                 ClientError::Incompatible { .. } | ClientError::UnavailableLocally { .. } => {
                     Exit::Incompatible
                 }
-                ClientError::Protocol(_) => Exit::Internal,
+                ClientError::Protocol(_) | ClientError::Response(_) => Exit::Internal,
                 // A failure the core learns to tell apart later is at least not a success.
                 _ => Exit::Internal,
             },
@@ -65,6 +65,8 @@ impl ClientIoError {
             | ClientIoError::Encode(_)
             | ClientIoError::Session(ClientError::Denied { .. })
             | ClientIoError::Session(ClientError::UnavailableLocally { .. }) => false,
+            // An unreadable answer arrived whole, in its frame: the stream is still in step.
+            ClientIoError::Session(ClientError::Response(_)) => false,
             // A session failure not classified here: do not reuse the connection on a guess.
             ClientIoError::Session(_) => true,
         }

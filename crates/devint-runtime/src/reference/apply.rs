@@ -22,8 +22,8 @@ use crate::edit::{Reversal, SettingsDoc};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    ApplyMutation, ApplyOutcomeView, ApplyView, CapabilityName, Level, PlanId, ReceiptId,
-    SettingsScope, Sha256Hex, StepId, StepOutcome, StepOutcomeView,
+    ApplyMutation, ApplyOutcomeView, ApplyView, CapabilityName, Digest, Level, PlanId, ReceiptId,
+    SettingsScope, StepId, StepOutcome, StepOutcomeView,
 };
 use devint::version::APPLY_OUTCOME_SINCE;
 use devint_fs::durable;
@@ -66,7 +66,7 @@ impl Checked {
                         StepOutcome::Applied if held_before => StepOutcome::Skipped,
                         o => o,
                     },
-                    fingerprint: Sha256Hex::parse(&fingerprint(&group, |p| self.after.get(p))).ok(),
+                    fingerprint: Digest::parse(&fingerprint(&group, |p| self.after.get(p))).ok(),
                 }
             })
             .collect()

@@ -18,8 +18,8 @@ use crate::edit::EditError;
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    ActionKind, CapabilityName, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement,
-    SettingsScope, Sha256Hex, StepId, StepView, UnsupportedMechanismView,
+    ActionKind, CapabilityName, Digest, Level, PlanArgs, PlanId, PlanView, Privilege, Requirement,
+    SettingsScope, StepId, StepView, UnsupportedMechanismView,
 };
 use devint::version::LIFECYCLE_SCHEMA_VERSION;
 
@@ -366,7 +366,7 @@ impl ReferenceRuntime {
                 settings_scope: args.scope,
                 managed_keys: names,
                 artifact_paths: shown.iter().cloned().collect(),
-                content_sha256: post_digest.and_then(|d| Sha256Hex::parse(d).ok()),
+                content_sha256: post_digest.and_then(|d| Digest::parse(d).ok()),
                 reversible: true,
             });
         }

@@ -10,12 +10,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
+use sha2::{Digest as _, Sha256};
 
 use super::policy_url::PolicyUrl;
 use crate::adapters::IntegrationIntent;
 use crate::edit::guard;
-use devint::verbs::{Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence, Sha256Hex};
+use devint::verbs::{Digest, Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence};
 use devint_fs::read::{self, Follow, Limit};
 
 /// A policy document as written in `profiles/<id>.toml`.
@@ -51,7 +51,7 @@ pub struct LoadedProfile {
     /// The document.
     pub document: PolicyDocument,
     /// SHA-256 of the document's bytes (built-ins: of their canonical TOML).
-    pub digest: Sha256Hex,
+    pub digest: Digest,
 }
 
 /// Why a policy profile could not be used.
@@ -78,8 +78,8 @@ pub enum ProfileError {
 /// The built-in profile ids.
 pub const BUILT_INS: [&str; 3] = ["recommended", "strict", "observe_only"];
 
-fn sha(bytes: &[u8]) -> Sha256Hex {
-    Sha256Hex::parse(&hex::encode(Sha256::digest(bytes))).expect("sha256 hex is 64 lowercase hex")
+fn sha(bytes: &[u8]) -> Digest {
+    Digest::sha256(Sha256::digest(bytes).into())
 }
 
 /// The built-in document for `id`, given the runtime's configured gateway.

@@ -11,15 +11,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+use sha2::{Digest as _, Sha256};
 
 use super::layout::write_private;
 use super::stored::{self, StoredValueError};
 use crate::edit::{KeyPath, Reversal, SettingsFormat};
 use devint::time::UnixSecs;
 use devint::verbs::{
-    ActionKind, CapabilityName, Level, PolicyProfileId, Profile, ReceiptId, SettingsScope,
-    Sha256Hex, ToolId,
+    ActionKind, CapabilityName, Digest, Level, PolicyProfileId, Profile, ReceiptId, SettingsScope,
+    ToolId,
 };
 use devint_fs::durable::{self, DurableError};
 use devint_fs::read::{Follow, Limit};
@@ -98,7 +98,7 @@ pub struct ProfileRecord {
     pub display_name: String,
     /// Its digest at install time.
     #[serde(deserialize_with = "stored::token")]
-    pub digest: Sha256Hex,
+    pub digest: Digest,
 }
 
 /// What we installed in one (tool, scope).

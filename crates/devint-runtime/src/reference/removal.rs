@@ -18,7 +18,7 @@ use crate::edit::{FileAction, KeyOutcome, Restoration};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
-    ActionKind, ManagedRef, PlanId, Privilege, RemovalView, Requirement, SettingsScope, Sha256Hex,
+    ActionKind, Digest, ManagedRef, PlanId, Privilege, RemovalView, Requirement, SettingsScope,
     StepId, StepView,
 };
 use devint::version::LIFECYCLE_SCHEMA_VERSION;
@@ -238,8 +238,8 @@ impl ReferenceRuntime {
             .map(|a| a.as_str().to_owned())
             .unwrap_or_else(|| "the settings file".into());
         let privileged = receipt.scope == SettingsScope::Managed;
-        let digest = target::action_digest(&restoration.file, current)
-            .and_then(|d| Sha256Hex::parse(&d).ok());
+        let digest =
+            target::action_digest(&restoration.file, current).and_then(|d| Digest::parse(&d).ok());
         let mut steps: Vec<StepView> = Vec::new();
         for k in &receipt.keys {
             let id = format!(

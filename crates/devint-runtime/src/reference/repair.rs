@@ -62,6 +62,7 @@ impl ReferenceRuntime {
             repaired: tally.repaired,
             unrepairable: tally.unrepairable,
             status: self.status_of(auth, descriptor, &scopes),
+            unrecognized: Vec::new(),
         })
     }
 

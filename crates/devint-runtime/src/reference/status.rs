@@ -107,6 +107,7 @@ impl ReferenceRuntime {
             state_reason: reason.map(say),
             state_remediation: remediation.map(say),
             policy: Some(self.policy_view(scopes)),
+            unrecognized: Vec::new(),
         }
     }
 
@@ -242,6 +243,7 @@ impl ReferenceRuntime {
             reason: reason.map(say),
             evidence,
             policy: Some(self.policy_view(&scopes)),
+            unrecognized: Vec::new(),
         })
     }
 

@@ -13,8 +13,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use devint::verbs::{
-    ActionKind, CapabilityName, ExercisedOutcome, HostAttestedOutcome, Level, PolicyProfileId,
-    Profile, ReceiptId, SettingsScope, Sha256Hex, ToolId,
+    ActionKind, CapabilityName, Digest, ExercisedOutcome, HostAttestedOutcome, Level,
+    PolicyProfileId, Profile, ReceiptId, SettingsScope, ToolId,
 };
 
 /// A value the core parses from its token: a vocabulary member or a validated id.
@@ -43,7 +43,7 @@ stored_tokens!(
     Profile,
     ReceiptId,
     SettingsScope,
-    Sha256Hex,
+    Digest,
     ToolId,
 );
 

@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex};
 use devint::backend::{Authorization, Lifecycle, LifecycleError, ToolAuthorization};
 use devint::verbs::{
     ActionKind, AdapterCeiling, ApplyMutation, ApplyOutcomeView, ApplyView, ApprovalId,
-    ApprovalRelayAck, CapabilityName, CapabilityView, Compatibility, Evidence, EvidenceView,
-    KeyName, Level, ManagedRef, MechanismName, NextLevelView, Phase, PlanArgs, PlanId, PlanView,
-    PolicyState, PolicyView, Privilege, ReadBackOutcome, ReceiptId, RemovalView, RepairView,
-    Requirement, ScopedEvent, ScopedEventList, Sentence, Sha256Hex, StatusState, StatusView,
+    ApprovalRelayAck, CapabilityName, CapabilityView, Compatibility, Digest, Evidence,
+    EvidenceView, KeyName, Level, ManagedRef, MechanismName, NextLevelView, Phase, PlanArgs,
+    PlanId, PlanView, PolicyState, PolicyView, Privilege, ReadBackOutcome, ReceiptId, RemovalView,
+    RepairView, Requirement, ScopedEvent, ScopedEventList, Sentence, StatusState, StatusView,
     StepId, StepOutcome, StepOutcomeView, StepView, Support, ToolId, ToolList, ToolSummary,
     UnsupportedMechanismView, UserInput, VerdictKind, VerificationOutcome, VerificationView,
     VersionLabel,
@@ -79,8 +79,8 @@ fn key() -> KeyName {
     KeyName::parse("env.ANTHROPIC_BASE_URL").unwrap()
 }
 
-fn digest() -> Sha256Hex {
-    Sha256Hex::parse(&"ab".repeat(32)).unwrap()
+fn digest() -> Digest {
+    Digest::parse(&"ab".repeat(32)).unwrap()
 }
 
 impl ScriptedBackend {
@@ -166,6 +166,7 @@ impl ScriptedBackend {
                 source: None,
                 detail: None,
             }),
+            unrecognized: Vec::new(),
         }
     }
 }
@@ -281,6 +282,7 @@ impl Lifecycle for ScriptedBackend {
             reason: (!installed).then(|| s("nothing is installed")),
             evidence: self.status_view(auth.tool(), now).evidence,
             policy: None,
+            unrecognized: Vec::new(),
         })
     }
 
@@ -295,6 +297,7 @@ impl Lifecycle for ScriptedBackend {
             },
             unrepairable: Vec::new(),
             status: self.status_view(auth.tool(), now),
+            unrecognized: Vec::new(),
         })
     }
 
