@@ -8,6 +8,7 @@
 #![cfg(loom)]
 
 use devint::auth::TokenId;
+use devint::time::UnixSecs;
 use devint::verbs::{PlanId, ToolId};
 use devint_runtime::reference::{
     PlanBody, PlanRefusal, PlanStore, RemovalPlan, StoredPlan, PLAN_CAPACITY,
@@ -15,7 +16,10 @@ use devint_runtime::reference::{
 use loom::sync::Arc;
 use loom::thread;
 
-const NOW: u64 = 1_800_000_000;
+const NOW: UnixSecs = UnixSecs::new(1_800_000_000);
+
+/// A minute after [`NOW`].
+const LATER: UnixSecs = UnixSecs::new(1_800_000_060);
 
 fn token() -> TokenId {
     TokenId::parse("tok_0123456789abcdef0123456789abcdef").unwrap()
@@ -29,7 +33,7 @@ fn tool() -> ToolId {
     ToolId::parse("codex").unwrap()
 }
 
-fn removal_plan(n: usize, expires_at: u64) -> StoredPlan {
+fn removal_plan(n: usize, expires_at: UnixSecs) -> StoredPlan {
     StoredPlan {
         id: plan_id(n),
         tool: tool(),
@@ -59,7 +63,7 @@ fn race_two_takes(store: &Arc<PlanStore>) -> Vec<Result<(), PlanRefusal>> {
 fn two_concurrent_takes_of_one_plan_execute_it_exactly_once() {
     loom::model(|| {
         let store = Arc::new(PlanStore::default());
-        store.insert(removal_plan(0, NOW + 60), NOW);
+        store.insert(removal_plan(0, LATER), NOW);
         let outcomes = race_two_takes(&store);
         let taken = outcomes.iter().filter(|o| o.is_ok()).count();
         assert_eq!(taken, 1, "a plan executed {taken} times: {outcomes:?}");
@@ -85,11 +89,11 @@ fn a_take_racing_an_eviction_takes_the_plan_at_most_once() {
         // once the store is full; a take at its expiry must never succeed either way.
         store.insert(removal_plan(0, NOW), NOW);
         for n in 1..PLAN_CAPACITY {
-            store.insert(removal_plan(n, NOW + 60), NOW);
+            store.insert(removal_plan(n, LATER), NOW);
         }
         let evictor = {
             let store = Arc::clone(&store);
-            thread::spawn(move || store.insert(removal_plan(PLAN_CAPACITY, NOW + 60), NOW))
+            thread::spawn(move || store.insert(removal_plan(PLAN_CAPACITY, LATER), NOW))
         };
         let outcomes = race_two_takes(&store);
         evictor.join().unwrap();
@@ -114,11 +118,11 @@ fn a_live_plan_racing_an_eviction_is_taken_exactly_once() {
         // Plan 1 executes once; the loser is refused as consumed, or as unknown when the
         // insert ran between the takes and evicted the (now consumed) plan 1 first.
         for n in 0..PLAN_CAPACITY {
-            store.insert(removal_plan(n, NOW + 60), NOW);
+            store.insert(removal_plan(n, LATER), NOW);
         }
         let evictor = {
             let store = Arc::clone(&store);
-            thread::spawn(move || store.insert(removal_plan(PLAN_CAPACITY, NOW + 60), NOW))
+            thread::spawn(move || store.insert(removal_plan(PLAN_CAPACITY, LATER), NOW))
         };
         let takers: Vec<_> = (0..2)
             .map(|_| {
