@@ -160,7 +160,9 @@ fn refuse_token_shapes(
             "a token-shaped value"
         };
         return Err(reject(
-            id.clone().filter(|_| !found.path.starts_with("$.id")),
+            // The id is answered back only when it is not token-shaped itself: another
+            // field may be the one found first (found by the `sidecar_lines` fuzz target).
+            id.clone().filter(|id| find_token_shaped(&id.0).is_none()),
             ErrorKind::CredentialRefused,
             &format!(
                 "the message carries {what} at {}; it was not used",
@@ -336,6 +338,20 @@ mod tests {
         let text = error_line(r.id.as_ref(), &r.error);
         assert!(!text.contains(&token));
         assert!(text.contains("capability_token"));
+    }
+
+    #[test]
+    fn a_token_shaped_id_is_never_echoed_even_when_another_field_is_found_first() {
+        // The `sidecar_lines` fuzz target's find: a key naming a secret comes before the id,
+        // so the refusal named that key, and the id (a token) was answered back.
+        let token = "0123456789abcdef".repeat(4);
+        let line =
+            format!(r#"{{"api_key":"x","id":"{token}","jsonrpc":"2.0","method":"initialize"}}"#);
+        let r = rejected(&line);
+        assert_eq!(r.error.kind, ErrorKind::CredentialRefused);
+        assert!(r.id.is_none());
+        let text = error_line(r.id.as_ref(), &r.error);
+        assert!(!text.contains(&token), "{text}");
     }
 
     #[test]
