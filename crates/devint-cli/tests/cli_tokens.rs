@@ -424,14 +424,7 @@ fn a_token_file_that_is_a_fifo_fails_promptly_naming_it_instead_of_hanging() {
     s.enrol("full");
     let token = s.token_file();
     std::fs::remove_file(&token).unwrap();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &token,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
+    devint_fs::special::mkfifo(&token);
     // The timeout is a hang guard (a blocking open of the FIFO never returns), not a
     // measure of speed.
     let out = s

@@ -11,6 +11,7 @@
 //! | [`mode`] | the modes a written file and the directories created for it get, as the caller decides per target |
 //! | [`lock`] | the cross-process `flock` on one (tool, scope) |
 //! | [`read`] | the one safe read: no blocking open (FIFO), regular files only, a size cap per kind |
+//! | `scratch`, `special` (feature `test-support`) | test support: scratch directories; the special files the safe read must refuse |
 //!
 //! It knows nothing of the protocol, tokens or tools, never spawns a thread or a task, and
 //! never follows a symlink it created.
@@ -24,3 +25,5 @@ pub mod private;
 pub mod read;
 #[cfg(any(test, feature = "test-support"))]
 pub mod scratch;
+#[cfg(any(test, feature = "test-support"))]
+pub mod special;

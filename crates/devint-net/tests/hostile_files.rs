@@ -38,25 +38,13 @@ fn private_dir() -> tempfile::TempDir {
     d
 }
 
-/// A named pipe at `path`, `0600`.
-fn mkfifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
-}
-
 /// Plants `kind` at `path`; these readers never follow a symlink, so a device is a real
 /// one (root only: skipped with a printed reason otherwise). Answers the words the error
 /// must hold.
 fn plant(path: &Path, kind: Kind, oversize: u64) -> Option<(&'static str, Option<UnixListener>)> {
     match kind {
         Kind::Fifo => {
-            mkfifo(path);
+            devint_fs::special::mkfifo(path);
             Some(("named pipe", None))
         }
         Kind::Device if rustix::process::geteuid().is_root() => {
@@ -174,9 +162,9 @@ mod server_support;
 /// stays free, so a fresh connection's `Hello` is still answered.
 #[cfg(feature = "test-support")]
 mod over_the_socket {
-    use super::mkfifo;
     use super::server_support::*;
     use devint::audit::AuthFailureReason;
+    use devint_fs::special::mkfifo;
 
     /// One `list_tools` with the enrolled token: its denial code, under the hang guard.
     async fn denied_code(rt: &Running, raw: &mut Raw, id: u64) -> pb::DenyCode {

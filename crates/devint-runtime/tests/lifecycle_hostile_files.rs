@@ -56,14 +56,7 @@ fn plant(
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     match kind {
         Kind::Fifo => {
-            rustix::fs::mknodat(
-                rustix::fs::CWD,
-                path,
-                rustix::fs::FileType::Fifo,
-                rustix::fs::Mode::from_raw_mode(0o600),
-                0,
-            )
-            .unwrap();
+            devint_fs::special::mkfifo(path);
             Some(("named pipe", None))
         }
         Kind::Device if follows => {
