@@ -25,7 +25,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
         "crates/devint-fs/src",
         &[
             &["mode", "read"],
-            &["durable", "lock", "private", "scratch"],
+            &["durable", "lock", "private", "scratch", "special"],
         ],
     ),
     (
