@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::layout::write_private;
 use super::stored;
 use devint::verbs::{CapabilityName, ExercisedOutcome, HostAttestedOutcome, ReceiptId};
-use devint_fs::durable::{self, DurableError};
+use devint_fs::durable::DurableError;
 use devint_fs::read::{Follow, Limit};
 
 /// One capability's read-back.
@@ -83,7 +83,7 @@ pub fn is_fresh(at: u64, now: u64, window: Duration) -> bool {
 /// included) counts as none — missing evidence lowers the state, never raises it — and is
 /// logged with the field that did not read back.
 pub fn load(path: &Path) -> Option<EvidenceRecord> {
-    let text = durable::read_optional(path, Follow::NoFinalSymlink, Limit::STATE).ok()??;
+    let text = super::reads::text(path, Follow::NoFinalSymlink, Limit::STATE).ok()??;
     stored::from_json(&text)
         .map_err(|e| {
             tracing::warn!(evidence = %path.display(), error = %e, "recorded evidence does not read back; it does not count");

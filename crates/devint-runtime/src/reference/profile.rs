@@ -16,7 +16,7 @@ use super::policy_url::PolicyUrl;
 use crate::adapters::IntegrationIntent;
 use crate::edit::guard;
 use devint::verbs::{Digest, Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence};
-use devint_fs::read::{self, Follow, Limit};
+use devint_fs::read::{Follow, Limit};
 
 /// A policy document as written in `profiles/<id>.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -118,7 +118,7 @@ pub fn load(
         id: id.as_str().to_owned(),
         reason,
     };
-    match read::read_bytes(&file, Follow::Symlinks, Limit::PROFILE) {
+    match super::reads::bytes(&file, Follow::Symlinks, Limit::PROFILE) {
         Ok(Some(bytes)) => {
             let text =
                 std::str::from_utf8(&bytes).map_err(|_| unloadable("it is not UTF-8".into()))?;

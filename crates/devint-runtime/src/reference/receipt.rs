@@ -21,7 +21,7 @@ use devint::verbs::{
     ActionKind, CapabilityName, Digest, Level, PolicyProfileId, Profile, ReceiptId, SettingsScope,
     ToolId,
 };
-use devint_fs::durable::{self, DurableError};
+use devint_fs::durable::DurableError;
 use devint_fs::read::{Follow, Limit};
 
 /// The receipt format this build writes and reads.
@@ -247,7 +247,7 @@ pub fn unseal(path: &Path, text: &str) -> Result<Receipt, ReceiptError> {
 
 /// Loads the receipt at `path` (`None`: there is none).
 pub fn load(path: &Path) -> Result<Option<Receipt>, ReceiptError> {
-    match durable::read_optional(path, Follow::NoFinalSymlink, Limit::STATE)? {
+    match super::reads::text(path, Follow::NoFinalSymlink, Limit::STATE)? {
         None => Ok(None),
         Some(text) => unseal(path, &text).map(Some),
     }

@@ -20,6 +20,7 @@ use super::journal::{self, RecoveryError};
 use super::layout::{LayoutError, StateLayout};
 use super::plans::PlanStore;
 use super::receipt::Receipt;
+use super::status_memo::StatusMemo;
 use super::summaries::Summaries;
 use super::text::refuse;
 use crate::adapters::Detector;
@@ -71,6 +72,8 @@ pub struct ReferenceRuntime {
     pub(super) detector: Detector,
     /// Each tool's `list_tools` entry, while the detector's listing behind it stands.
     pub(super) summaries: Summaries,
+    /// Each tool's last `status` answer, while everything it was derived from is unchanged.
+    pub(super) statuses: StatusMemo,
     /// The next write to fail (fault injection, feature `test-support` only).
     #[cfg(feature = "test-support")]
     fault: Mutex<Option<(WriteSite, i32)>>,
@@ -107,6 +110,7 @@ impl ReferenceRuntime {
         let runtime = ReferenceRuntime {
             detector,
             summaries: Summaries::default(),
+            statuses: StatusMemo::default(),
             config,
             layout,
             plans: PlanStore::default(),

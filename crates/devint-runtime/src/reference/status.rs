@@ -9,6 +9,7 @@ use super::inspect::{ReadBack, ScopeState};
 use super::ladder::{self, ScopeVerdict};
 use super::receipt::Receipt;
 use super::runtime::ReferenceRuntime;
+use super::status_memo::{Pending, StatusKey};
 use super::text::say;
 use crate::adapters::{self, ToolDescriptor};
 use devint::backend::LifecycleError;
@@ -23,8 +24,24 @@ use devint::verbs::{
 impl ReferenceRuntime {
     pub(super) fn do_status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError> {
         let descriptor = self.descriptor(auth)?;
-        let scopes = self.inspect_all(auth.tool().as_str());
-        Ok(self.status_of(auth, descriptor, &scopes))
+        let key = self.status_key(auth, descriptor);
+        Ok(self.statuses.answer(descriptor.id, key.clone(), || {
+            let scopes = self.inspect_all(auth.tool().as_str());
+            self.status_under(auth, descriptor, &key, &scopes)
+        }))
+    }
+
+    /// What a status of `descriptor` depends on besides its files, as of now.
+    fn status_key(&self, auth: &ToolAuthorization, descriptor: &'static ToolDescriptor) -> StatusKey {
+        let now = auth.now();
+        StatusKey {
+            listing: self.detector.listing(descriptor),
+            now,
+            pending: Pending {
+                install: self.plans.pending_install(auth.tool(), now),
+                removal: self.plans.pending_removal(auth.tool(), now),
+            },
+        }
     }
 
     pub(super) fn status_of(
@@ -33,10 +50,21 @@ impl ReferenceRuntime {
         descriptor: &'static ToolDescriptor,
         scopes: &[ScopeState],
     ) -> StatusView {
-        let now = auth.now();
+        self.status_under(auth, descriptor, &self.status_key(auth, descriptor), scopes)
+    }
+
+    /// The status of `scopes`, with the detection, time and plans of `key`.
+    fn status_under(
+        &self,
+        auth: &ToolAuthorization,
+        descriptor: &'static ToolDescriptor,
+        key: &StatusKey,
+        scopes: &[ScopeState],
+    ) -> StatusView {
+        let now = key.now;
         let tool = auth.tool().as_str();
-        let detected = self.detector.detect(descriptor);
-        let listing = adapters::listing(descriptor, detected.clone());
+        let listing = &key.listing;
+        let detected = &listing.detected;
         let probe = self.config.probe.is_some();
         let verdicts: Vec<ScopeVerdict> = scopes
             .iter()
@@ -63,7 +91,7 @@ impl ReferenceRuntime {
         };
         let achieved = verdicts.iter().map(|v| v.rung).min().unwrap_or(floor);
         let compatibility = detected.compatibility;
-        let overriding = overriding_state(descriptor, &verdicts, &detected);
+        let overriding = overriding_state(descriptor, &verdicts, detected);
         let drifted = verdicts.iter().any(|v| {
             v.overriding
                 .as_ref()
@@ -79,7 +107,7 @@ impl ReferenceRuntime {
                 None,
             ),
         };
-        let phase = self.phase(auth, scopes, &verdicts, detected.present);
+        let phase = phase(key.pending, scopes, &verdicts, detected.present);
         let planned_level = scopes
             .iter()
             .filter_map(|s| match s {
@@ -108,33 +136,6 @@ impl ReferenceRuntime {
             state_remediation: remediation.map(say),
             policy: Some(self.policy_view(scopes)),
             unrecognized: Vec::new(),
-        }
-    }
-
-    /// The lifecycle phase: a live removal plan, a live install plan, or what the receipts
-    /// and their verdicts say.
-    fn phase(
-        &self,
-        auth: &ToolAuthorization,
-        scopes: &[ScopeState],
-        verdicts: &[ScopeVerdict],
-        detected: bool,
-    ) -> Phase {
-        let now = auth.now();
-        if scopes.is_empty() {
-            if self.plans.pending_install(auth.tool(), now) {
-                Phase::Planned
-            } else if detected {
-                Phase::DetectedNotIntegrated
-            } else {
-                Phase::NotInstalled
-            }
-        } else if self.plans.pending_removal(auth.tool(), now) {
-            Phase::RemovalPending
-        } else if verdicts.iter().all(|v| v.overriding.is_none()) {
-            Phase::Installed
-        } else {
-            Phase::PartiallyInstalled
         }
     }
 
@@ -302,6 +303,26 @@ impl ReferenceRuntime {
                 "check the runtime's state directory, then verify again",
             )
         })
+    }
+}
+
+/// The lifecycle phase: a live removal plan, a live install plan, or what the receipts
+/// and their verdicts say.
+fn phase(pending: Pending, scopes: &[ScopeState], verdicts: &[ScopeVerdict], detected: bool) -> Phase {
+    if scopes.is_empty() {
+        if pending.install {
+            Phase::Planned
+        } else if detected {
+            Phase::DetectedNotIntegrated
+        } else {
+            Phase::NotInstalled
+        }
+    } else if pending.removal {
+        Phase::RemovalPending
+    } else if verdicts.iter().all(|v| v.overriding.is_none()) {
+        Phase::Installed
+    } else {
+        Phase::PartiallyInstalled
     }
 }
 

@@ -16,7 +16,7 @@ use crate::edit::{
     guard, EditError, EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, Restoration, Reversal,
     SettingsDoc, SettingsFormat,
 };
-use devint_fs::durable::{self, DurableError};
+use devint_fs::durable::DurableError;
 use devint_fs::read::{Follow, Limit};
 
 /// The edit module's format for an adapter's format.
@@ -116,7 +116,7 @@ impl Current {
     pub fn read(path: &Path) -> Result<Current, DurableError> {
         Ok(Current {
             path: path.to_owned(),
-            text: durable::read_optional(path, Follow::Symlinks, Limit::SETTINGS)?,
+            text: super::reads::text(path, Follow::Symlinks, Limit::SETTINGS)?,
         })
     }
 
