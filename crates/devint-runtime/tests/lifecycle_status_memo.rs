@@ -38,7 +38,11 @@ fn an_edit_of_our_key_is_seen_by_the_next_status_and_its_undo_too() {
     sb.write_settings(&serde_json::to_string_pretty(&v).unwrap());
     assert_eq!(c.status(&rt).state, StatusState::Drifted);
     sb.write_settings(&text);
-    assert_eq!(c.status(&rt), before, "the same bytes again: the same answer");
+    assert_eq!(
+        c.status(&rt),
+        before,
+        "the same bytes again: the same answer"
+    );
 }
 
 #[test]
@@ -66,7 +70,11 @@ fn a_corrupted_receipt_is_seen_by_the_next_status() {
     let (sb, rt, mut c) = installed();
     let receipt = sb.files("receipts").pop().unwrap();
     let text = fs::read_to_string(&receipt).unwrap();
-    fs::write(&receipt, text.replacen("\"version\": 1", "\"version\": 9", 1)).unwrap();
+    fs::write(
+        &receipt,
+        text.replacen("\"version\": 1", "\"version\": 9", 1),
+    )
+    .unwrap();
     let s = c.status(&rt);
     assert_eq!(s.phase, Phase::PartiallyInstalled, "{s:?}");
     assert!(s.state_reason.unwrap().as_str().contains("receipt"));

@@ -43,6 +43,7 @@ mod planner;
 mod plans;
 mod policy_url;
 mod profile;
+mod pure_memo;
 mod reads;
 mod receipt;
 mod removal;

@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use super::pure_memo::PureMemo;
 use sha2::{Digest as _, Sha256};
 
 use super::policy_url::PolicyUrl;
@@ -120,25 +122,30 @@ pub fn load(
     };
     match super::reads::bytes(&file, Follow::Symlinks, Limit::PROFILE) {
         Ok(Some(bytes)) => {
-            let text =
-                std::str::from_utf8(&bytes).map_err(|_| unloadable("it is not UTF-8".into()))?;
-            let document: PolicyDocument = guard::parse(&file, || toml::from_str(text))
-                .map_err(|e| unloadable(e.to_string()))?
-                .map_err(|e| {
-                    // The parser's full message quotes the offending line (which may hold a
-                    // password): keep the first line of the problem, and name the place by
-                    // line number and key only.
-                    let problem = e.message().lines().next().unwrap_or("parse error");
-                    unloadable(match e.span() {
-                        Some(span) => format!("{}: {problem}", place(text, span.start)),
-                        None => problem.to_owned(),
-                    })
-                })?;
+            // A document depends on its bytes alone: the last few parsed are kept by them.
+            static PARSED: PureMemo<Vec<u8>, (PolicyDocument, Digest)> = PureMemo::new(8);
+            let (document, digest) = PARSED.get_or_try(bytes, |bytes| {
+                let text =
+                    std::str::from_utf8(bytes).map_err(|_| unloadable("it is not UTF-8".into()))?;
+                let document: PolicyDocument = guard::parse(&file, || toml::from_str(text))
+                    .map_err(|e| unloadable(e.to_string()))?
+                    .map_err(|e| {
+                        // The parser's full message quotes the offending line (which may hold
+                        // a password): keep the first line of the problem, and name the place
+                        // by line number and key only.
+                        let problem = e.message().lines().next().unwrap_or("parse error");
+                        unloadable(match e.span() {
+                            Some(span) => format!("{}: {problem}", place(text, span.start)),
+                            None => problem.to_owned(),
+                        })
+                    })?;
+                Ok((document, sha(bytes)))
+            })?;
             Ok(LoadedProfile {
                 id: id.clone(),
                 source: format!("profiles/{}.toml", id.as_str()),
                 document,
-                digest: sha(&bytes),
+                digest,
             })
         }
         Ok(None) => {

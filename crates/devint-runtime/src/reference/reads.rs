@@ -92,7 +92,9 @@ pub(super) fn recorded<R>(derive: impl FnOnce() -> R) -> (R, Option<Vec<Read>>) 
     }
     let stop = Stop;
     let result = derive();
-    let reads = RECORDING.with(|r| r.borrow_mut().take()).and_then(Result::ok);
+    let reads = RECORDING
+        .with(|r| r.borrow_mut().take())
+        .and_then(Result::ok);
     drop(stop);
     (result, reads)
 }
@@ -172,7 +174,10 @@ mod tests {
         let sub = dir.path().join("d");
         std::fs::create_dir(&sub).unwrap();
         let (_, reads) = recorded(|| text(&sub, Follow::NoFinalSymlink, Limit::STATE).is_err());
-        assert!(reads.is_none(), "a directory where a file should be fails the read");
+        assert!(
+            reads.is_none(),
+            "a directory where a file should be fails the read"
+        );
         let file = dir.path().join("f");
         std::fs::write(&file, "x").unwrap();
         read(&file);

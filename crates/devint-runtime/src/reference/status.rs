@@ -32,7 +32,11 @@ impl ReferenceRuntime {
     }
 
     /// What a status of `descriptor` depends on besides its files, as of now.
-    fn status_key(&self, auth: &ToolAuthorization, descriptor: &'static ToolDescriptor) -> StatusKey {
+    fn status_key(
+        &self,
+        auth: &ToolAuthorization,
+        descriptor: &'static ToolDescriptor,
+    ) -> StatusKey {
         let now = auth.now();
         StatusKey {
             listing: self.detector.listing(descriptor),
@@ -308,7 +312,12 @@ impl ReferenceRuntime {
 
 /// The lifecycle phase: a live removal plan, a live install plan, or what the receipts
 /// and their verdicts say.
-fn phase(pending: Pending, scopes: &[ScopeState], verdicts: &[ScopeVerdict], detected: bool) -> Phase {
+fn phase(
+    pending: Pending,
+    scopes: &[ScopeState],
+    verdicts: &[ScopeVerdict],
+    detected: bool,
+) -> Phase {
     if scopes.is_empty() {
         if pending.install {
             Phase::Planned

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::credential::withhold;
+use super::pure_memo::PureMemo;
 use super::receipt::{KeyMode, OwnedKey, Receipt};
 use crate::adapters::{self, EditMode, RenderedIntegration};
 use crate::edit::{
@@ -157,7 +158,13 @@ pub fn prepare(
     current: &Current,
     keys: &[OwnedKey],
 ) -> Result<Prepared, EditError> {
-    current.guarded(format, || prepare_unguarded(format, current, keys))
+    /// The last few dry runs, by everything they depend on (one settings file per plan
+    /// polled, a few plans at once).
+    static PREPARED: PureMemo<(SettingsFormat, Option<String>, Vec<OwnedKey>), Prepared> =
+        PureMemo::new(8);
+    PREPARED.get_or_try((format, current.text.clone(), keys.to_vec()), |_| {
+        current.guarded(format, || prepare_unguarded(format, current, keys))
+    })
 }
 
 fn prepare_unguarded(
