@@ -28,6 +28,15 @@ pub enum CallKind {
     /// shell may run it on the connection's own task, saving two thread hand-offs. A wrong
     /// declaration stalls every connection that shares the worker thread.
     NonBlocking,
+    /// The call blocks briefly: it reads a few small local files, and rarely (a cache
+    /// refreshed) waits on something with its own short timeout; it never waits on a lock
+    /// held across IO or on a client. A multi-threaded shell may run it on the connection's
+    /// own task inside `tokio::task::block_in_place` — the worker's other tasks move to
+    /// another thread first, so no other connection waits — saving the two thread hand-offs
+    /// of the blocking pool; that call is not cancelled when its client goes away, and the
+    /// shell's request deadline is not enforced on it (a stuck file system holds only that
+    /// connection). Elsewhere it runs as [`CallKind::Blocking`].
+    Brief,
 }
 
 /// A lifecycle backend: what a runtime author implements to serve the DI-API.

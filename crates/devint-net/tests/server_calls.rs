@@ -12,17 +12,28 @@ use devint::backend::CallKind;
 use devint_net::audit_log::{verify, JsonLinesAuditLog};
 use server_support::*;
 
-/// `list_tools` blocks at a gate (and is declared blocking); every other verb is in memory
-/// and declared non-blocking.
+/// `list_tools` blocks at a gate (and is declared `list_kind`); every other verb is in
+/// memory and declared non-blocking.
 struct SlowListFastRest {
     inner: CountingBackend,
     gate: Arc<Gate>,
+    list_kind: CallKind,
+}
+
+impl SlowListFastRest {
+    fn new(gate: &Arc<Gate>, list_kind: CallKind) -> Arc<SlowListFastRest> {
+        Arc::new(SlowListFastRest {
+            inner: CountingBackend::default(),
+            gate: gate.clone(),
+            list_kind,
+        })
+    }
 }
 
 impl Lifecycle for SlowListFastRest {
     fn call_kind(&self, verb: Verb) -> CallKind {
         match verb {
-            Verb::ListTools => CallKind::Blocking,
+            Verb::ListTools => self.list_kind,
             _ => CallKind::NonBlocking,
         }
     }
@@ -76,10 +87,7 @@ impl Lifecycle for SlowListFastRest {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_non_blocking_call_answered_first_still_waits_behind_an_earlier_blocking_one() {
     let gate = Arc::new(Gate::default());
-    let backend = Arc::new(SlowListFastRest {
-        inner: CountingBackend::default(),
-        gate: gate.clone(),
-    });
+    let backend = SlowListFastRest::new(&gate, CallKind::Blocking);
     let mut rt = start(backend.clone(), limits());
     let mut raw = rt.raw_negotiated().await;
     raw.send(&[
@@ -99,6 +107,58 @@ async fn a_non_blocking_call_answered_first_still_waits_behind_an_earlier_blocki
         .map(|f| answered_id(f.as_ref().expect("an answer")))
         .collect();
     assert_eq!(ids, [1, 2, 3], "answers leave in request order");
+    rt.shutdown().await;
+}
+
+/// A brief call held on one connection (run inside `block_in_place` on its task) stalls
+/// neither that worker's other connections nor the answers queued behind it. One worker: a
+/// call run bare on the task would stall every connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_brief_call_held_on_its_connection_stalls_no_other_connection() {
+    let gate = Arc::new(Gate::default());
+    let backend = SlowListFastRest::new(&gate, CallKind::Brief);
+    let mut rt = start(backend.clone(), limits());
+    let mut held = rt.raw_negotiated().await;
+    held.send(&[
+        request(&VerbCall::ListTools, 1, &rt.token),
+        request(&status_of("codex"), 2, &rt.token),
+    ])
+    .await;
+    wait_until("list_tools is held", || gate.entered() == 1).await;
+    // Every other connection is still served, however many, on either worker.
+    for n in 0..8 {
+        let mut other = rt.raw_negotiated().await;
+        other
+            .send(&[request(&status_of("claude-code"), 10 + n, &rt.token)])
+            .await;
+        let answer = other
+            .recv()
+            .await
+            .expect("an answer while list_tools is held");
+        assert_eq!(answered_id(&answer), 10 + n);
+    }
+    gate.release();
+    let ids: Vec<u64> = [held.recv().await, held.recv().await]
+        .iter()
+        .map(|f| answered_id(f.as_ref().expect("an answer")))
+        .collect();
+    assert_eq!(ids, [1, 2], "answers leave in request order");
+    rt.shutdown().await;
+}
+
+/// On a current-thread runtime (no `block_in_place`) a brief call runs on the blocking pool.
+#[tokio::test(flavor = "current_thread")]
+async fn a_brief_call_on_a_current_thread_runtime_runs_on_the_blocking_pool() {
+    let gate = Arc::new(Gate::default());
+    gate.release();
+    let backend = SlowListFastRest::new(&gate, CallKind::Brief);
+    let mut rt = start(backend.clone(), limits());
+    let mut raw = rt.raw_negotiated().await;
+    raw.send(&[request(&VerbCall::ListTools, 7, &rt.token)])
+        .await;
+    let answer = raw.recv().await.expect("an answer, not a panicked task");
+    assert!(matches!(answer, ServerFrame::Response(_)), "{answer:?}");
+    assert_eq!(answered_id(&answer), 7);
     rt.shutdown().await;
 }
 

@@ -3,15 +3,18 @@
 //! no channel between them.
 //!
 //! A call the backend declares non-blocking ([`CallKind::NonBlocking`]) runs right here and
-//! its answer is written at once: a round trip costs one wake-up of this task. Any other
-//! call (and every mutation, whose audit record is made durable before its answer) runs on
-//! the blocking pool; it waits in the connection's ordered queue of in-flight answers, so a
+//! its answer is written at once: a round trip costs one wake-up of this task. A brief call
+//! ([`CallKind::Brief`]: a few small local file reads) runs right here too, inside
+//! `block_in_place` on a multi-threaded runtime, so this worker's other tasks move to another
+//! thread while it reads. Any other call (and every mutation, whose audit record is made
+//! durable before its answer) runs on the blocking pool; it waits in the connection's ordered queue of in-flight answers, so a
 //! client may pipeline up to `max_in_flight` requests and answers still leave in the order
 //! the requests arrived, even when a later call finishes first. Answers whose turn has come
 //! are written together, each frame whole (spec §2).
 //!
 //! This task makes no protocol decision: every decision is the session core's
-//! ([`AnyConnection`]). It must never block: a call that may block never runs here.
+//! ([`AnyConnection`]). It must never block a worker: a call that may block runs here only
+//! inside `block_in_place`, never bare.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -322,12 +325,24 @@ impl Task {
             self.busy = true;
         }
         let verb = dispatch.call().verb();
-        let inline = verb.rule().mutation.is_none()
-            && self.shared.backend.call_kind(verb) == CallKind::NonBlocking;
-        if inline {
-            let frame = answer_call(&self.shared, dispatch, now);
-            self.answer(&frame);
-            return;
+        let kind = match verb.rule().mutation {
+            None => self.shared.backend.call_kind(verb),
+            // A mutation's audit record is made durable before its answer: off the workers.
+            Some(_) => CallKind::Blocking,
+        };
+        match kind {
+            CallKind::NonBlocking => {
+                let frame = answer_call(&self.shared, dispatch, now);
+                self.answer(&frame);
+                return;
+            }
+            CallKind::Brief if may_block_in_place() => {
+                let shared = &self.shared;
+                let frame = tokio::task::block_in_place(|| answer_call(shared, dispatch, now));
+                self.answer(&frame);
+                return;
+            }
+            CallKind::Brief | CallKind::Blocking => {}
         }
         let request_id = dispatch.request_id();
         let cancel = dispatch.cancel_signal();
@@ -551,4 +566,11 @@ fn answer_call(shared: &Shared, dispatch: Dispatch, now: UnixSecs) -> ServerFram
         shared.record(event);
     }
     answer.frame
+}
+
+/// Whether this task runs on a multi-threaded runtime, where `block_in_place` hands the
+/// worker's other tasks to another thread (on a current-thread runtime it would panic).
+fn may_block_in_place() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
 }

@@ -78,15 +78,25 @@ pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
 
 use crate::adapters;
 use devint::backend::{Authorization, ToolAuthorization};
-use devint::backend::{Lifecycle, LifecycleError};
+use devint::backend::{CallKind, Lifecycle, LifecycleError};
 use devint::time::UnixSecs;
 use devint::verbs::{
     ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
-    ScopedEventList, StatusView, ToolId, ToolList, UserInput, VerificationView,
+    ScopedEventList, StatusView, ToolId, ToolList, UserInput, Verb, VerificationView,
 };
 use text::refuse;
 
 impl Lifecycle for ReferenceRuntime {
+    /// `status`, `list_tools` and `plan` read a few small state and settings files (and take
+    /// no lock): brief. A detection cache refreshed on the way runs a tool's `--version` under
+    /// its own timeout (`adapters::detect`). Everything else may wait longer.
+    fn call_kind(&self, verb: Verb) -> CallKind {
+        match verb {
+            Verb::Status | Verb::ListTools | Verb::Plan => CallKind::Brief,
+            _ => CallKind::Blocking,
+        }
+    }
+
     fn knows_tool(&self, tool: &ToolId) -> bool {
         adapters::find(tool.as_str()).is_some()
     }
