@@ -443,8 +443,23 @@ impl Task {
     async fn flush(&mut self, write_timeout: std::time::Duration) -> bool {
         // spec[S2-SINGLE-WRITE] §2: every frame is written whole with one write (answers
         // whose turn came together share it); a peer that stops reading is dropped after
-        // the write timeout.
-        let written = tokio::time::timeout(write_timeout, self.stream.write_all(&self.out)).await;
+        // the write timeout. The answer usually fits the socket's buffer at once: that write
+        // needs no timer (arming and clearing one per answer is shared timer-wheel work on
+        // every round trip); only what does not fit waits, under the timeout.
+        let sent = match self.stream.try_write(&self.out) {
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => 0,
+            Err(error) => {
+                tracing::debug!(%error, "peer went away");
+                return false;
+            }
+        };
+        let written = if sent == self.out.len() {
+            Ok(Ok(()))
+        } else {
+            let rest = &self.out[sent..];
+            tokio::time::timeout(write_timeout, self.stream.write_all(rest)).await
+        };
         self.out.clear();
         if self.out.capacity() > KEEP_OUT_CAPACITY {
             self.out = Vec::new();
