@@ -26,7 +26,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use devint::auth::{EnrolmentBook, Grant, LiveBook, ResolveError, TokenResolver};
 use devint::time::UnixSecs;
@@ -108,7 +108,10 @@ fn off_async_worker<T>(f: impl FnOnce() -> T) -> T {
 pub struct SharedBook {
     file: BookFile,
     live: LiveBook,
-    loaded: Mutex<Loaded>,
+    /// What was loaded. The per-request check takes it shared (connections on different
+    /// workers check at once, none waiting and none pushed off its worker by another's
+    /// check); a reload takes it exclusively.
+    loaded: RwLock<Loaded>,
 }
 
 impl SharedBook {
@@ -117,7 +120,7 @@ impl SharedBook {
         let (book, fingerprint) = file.load_with_fingerprint()?;
         Ok(SharedBook {
             live: LiveBook::new(book),
-            loaded: Mutex::new(Loaded::fresh(fingerprint, &file)),
+            loaded: RwLock::new(Loaded::fresh(fingerprint, &file)),
             file,
         })
     }
@@ -145,7 +148,7 @@ impl SharedBook {
     /// Whether the file loaded is still exactly what is in memory (one `fstat`; false when
     /// there is nothing held to check, or a reload holds the state).
     fn untouched(&self) -> bool {
-        let Ok(loaded) = self.loaded.try_lock() else {
+        let Ok(loaded) = self.loaded.try_read() else {
             return false;
         };
         matches!(
@@ -156,7 +159,7 @@ impl SharedBook {
 
     /// The slow path: `stat` by path and, when the file changed, reload it.
     fn reload_if_changed(&self) -> Result<(), Arc<BookFileError>> {
-        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        let mut loaded = self.loaded.write().unwrap_or_else(|p| p.into_inner());
         // Another request may have reloaded while this one waited.
         if let Loaded::Fresh {
             fingerprint,

@@ -148,6 +148,15 @@ impl Task {
         tokio::pin!(timer);
         let mut stopping = false;
         let mut peer_done_sending = false;
+        // Made once and kept: each stays registered with what it waits on (the server's
+        // shutdown signal, shared by every connection, and this slot's eviction notice)
+        // instead of registering and withdrawing, under their locks, at every turn below.
+        let stopped = async move {
+            let _ = stop.changed().await;
+        };
+        tokio::pin!(stopped);
+        let evicted = self.slot.eviction();
+        tokio::pin!(evicted);
         loop {
             // Decode what is buffered while there is room in flight.
             while start < buf.len()
@@ -250,11 +259,11 @@ impl Task {
                 }
                 // Issue 16 item 6: evicted (idle, at a limit) to make room for a new
                 // connection; the eviction was audited by the accept loop.
-                () = self.slot.evicted(), if !self.busy => {
+                () = &mut evicted, if !self.busy => {
                     tracing::debug!("evicted at the connection limit; closing");
                     break;
                 }
-                _ = stop.changed(), if !stopping => {
+                () = &mut stopped, if !stopping => {
                     stopping = true;
                     self.reading = false;
                 }

@@ -251,9 +251,28 @@ impl Slot {
     /// Resolves once this connection is evicted.
     #[cfg(not(loom))]
     pub async fn evicted(&self) {
-        while !self.is_evicted() {
-            self.notice.wake.notified().await;
+        wait_evicted(Arc::clone(&self.notice)).await;
+    }
+
+    /// Resolves once this connection is evicted; owns what it waits on, so a connection's
+    /// task makes it once and keeps it (its wait stays registered, instead of registering
+    /// and withdrawing at every turn of the task's loop).
+    #[cfg(not(loom))]
+    pub fn eviction(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        wait_evicted(Arc::clone(&self.notice))
+    }
+}
+
+#[cfg(not(loom))]
+async fn wait_evicted(notice: Arc<Notice>) {
+    loop {
+        // Registered before the flag is read, so an eviction between the two is not missed
+        // (`notify_one` also leaves a permit when nobody waits).
+        let notified = notice.wake.notified();
+        if notice.evicted.load(Ordering::SeqCst) {
+            return;
         }
+        notified.await;
     }
 }
 
