@@ -14,12 +14,8 @@ use devint_runtime::reference::ReferenceRuntime;
 use lifecycle_support::*;
 
 /// Claude Code installed under the file policy `team` and verified, its status remembered.
-fn installed() -> (Sandbox, ReferenceRuntime, Client) {
-    let sb = Sandbox::new();
-    sb.write_settings(CLAUDE_SETTINGS);
-    let rt = sb.open();
-    let mut c = Client::new(&book(), "ide");
-    c.install(&rt, "team");
+fn verified() -> (Sandbox, ReferenceRuntime, Client) {
+    let (sb, rt, mut c) = installed();
     c.verify(&rt);
     let first = c.status(&rt);
     assert_eq!(first.state, StatusState::Ladder);
@@ -30,7 +26,7 @@ fn installed() -> (Sandbox, ReferenceRuntime, Client) {
 
 #[test]
 fn an_edit_of_our_key_is_seen_by_the_next_status_and_its_undo_too() {
-    let (sb, rt, mut c) = installed();
+    let (sb, rt, mut c) = verified();
     let before = c.status(&rt);
     let text = sb.read_settings().unwrap();
     let mut v = json(&sb.settings());
@@ -47,7 +43,7 @@ fn an_edit_of_our_key_is_seen_by_the_next_status_and_its_undo_too() {
 
 #[test]
 fn an_edit_that_keeps_the_size_is_seen() {
-    let (sb, rt, mut c) = installed();
+    let (sb, rt, mut c) = verified();
     let text = sb.read_settings().unwrap();
     let url = json(&sb.settings())["env"]["ANTHROPIC_BASE_URL"]
         .as_str()
@@ -67,7 +63,7 @@ fn an_edit_that_keeps_the_size_is_seen() {
 
 #[test]
 fn a_corrupted_receipt_is_seen_by_the_next_status() {
-    let (sb, rt, mut c) = installed();
+    let (sb, rt, mut c) = verified();
     let receipt = sb.files("receipts").pop().unwrap();
     let text = fs::read_to_string(&receipt).unwrap();
     fs::write(
@@ -82,7 +78,7 @@ fn a_corrupted_receipt_is_seen_by_the_next_status() {
 
 #[test]
 fn a_changed_policy_profile_is_seen_by_the_next_status() {
-    let (sb, rt, mut c) = installed();
+    let (sb, rt, mut c) = verified();
     assert_eq!(c.status(&rt).policy.unwrap().state, PolicyState::Enforced);
     sb.write_profile("team", &format!("{TEAM_PROFILE}\n# reviewed\n"));
     assert_eq!(c.status(&rt).policy.unwrap().state, PolicyState::Unknown);
@@ -90,7 +86,7 @@ fn a_changed_policy_profile_is_seen_by_the_next_status() {
 
 #[test]
 fn removed_evidence_is_seen_by_the_next_status() {
-    let (sb, rt, mut c) = installed();
+    let (sb, rt, mut c) = verified();
     let before = c.status(&rt);
     for file in sb.files("evidence") {
         fs::remove_file(file).unwrap();
@@ -101,7 +97,7 @@ fn removed_evidence_is_seen_by_the_next_status() {
 
 #[test]
 fn the_clock_is_part_of_the_answer() {
-    let (_sb, rt, mut c) = installed();
+    let (_sb, rt, mut c) = verified();
     let before = c.status(&rt);
     c.now = UnixSecs::new(c.now.get() + 1);
     let later = c.status(&rt);
@@ -113,7 +109,7 @@ fn the_clock_is_part_of_the_answer() {
 
 #[test]
 fn a_removal_plan_made_and_consumed_is_seen_by_the_next_status() {
-    let (_sb, rt, mut c) = installed();
+    let (_sb, rt, mut c) = verified();
     let preview = c.remove(&rt, None).unwrap();
     assert_eq!(c.status(&rt).phase, Phase::RemovalPending);
     c.remove(&rt, Some(preview.plan_id)).unwrap();

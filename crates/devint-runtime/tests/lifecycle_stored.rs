@@ -11,15 +11,6 @@ use devint_runtime::reference::ReferenceRuntime;
 use lifecycle_support::*;
 use sha2::{Digest, Sha256};
 
-fn installed() -> (Sandbox, ReferenceRuntime, Client) {
-    let sb = Sandbox::new();
-    sb.write_settings(CLAUDE_SETTINGS);
-    let rt = sb.open();
-    let mut c = Client::new(&book(), "ide");
-    c.install(&rt, "team");
-    (sb, rt, c)
-}
-
 /// Rewrites the receipt's body with `edit` and seals it again with a matching digest, as a
 /// newer (or hostile) writer would: the integrity check passes, the values are what is tested.
 fn reseal_receipt(sb: &Sandbox, edit: impl Fn(&str) -> String) {

@@ -130,6 +130,17 @@ impl Sandbox {
 }
 
 /// The configuration of a sandbox rooted at `root` (for child processes).
+/// A sandbox with the realistic settings file and Claude Code installed under the file
+/// policy `team` at user scope, and the client that installed it.
+pub fn installed() -> (Sandbox, ReferenceRuntime, Client) {
+    let sb = Sandbox::new();
+    sb.write_settings(CLAUDE_SETTINGS);
+    let rt = sb.open();
+    let mut c = Client::new(&book(), "ide");
+    c.install(&rt, "team");
+    (sb, rt, c)
+}
+
 pub fn config_for(root: &Path) -> RuntimeConfig {
     let mut c = RuntimeConfig::new(
         root.join("state"),
