@@ -7,9 +7,10 @@
 //! ([`CallKind::Brief`]: a few small local file reads) runs right here too, inside
 //! `block_in_place` on a multi-threaded runtime, so this worker's other tasks move to another
 //! thread while it reads. Any other call (and every mutation, whose audit record is made
-//! durable before its answer) runs on the blocking pool; it waits in the connection's ordered queue of in-flight answers, so a
-//! client may pipeline up to `max_in_flight` requests and answers still leave in the order
-//! the requests arrived, even when a later call finishes first. Answers whose turn has come
+//! durable before its answer) runs on the blocking pool; it waits in the connection's
+//! ordered queue of in-flight answers, so a client may pipeline up to `max_in_flight`
+//! requests and answers still leave in the order the requests arrived, even when a later
+//! call finishes first. Answers whose turn has come
 //! are written together, each frame whole (spec §2).
 //!
 //! This task makes no protocol decision: every decision is the session core's

@@ -248,12 +248,6 @@ impl Slot {
         self.notice.evicted.load(Ordering::SeqCst)
     }
 
-    /// Resolves once this connection is evicted.
-    #[cfg(not(loom))]
-    pub async fn evicted(&self) {
-        wait_evicted(Arc::clone(&self.notice)).await;
-    }
-
     /// Resolves once this connection is evicted; owns what it waits on, so a connection's
     /// task makes it once and keeps it (its wait stays registered, instead of registering
     /// and withdrawing at every turn of the task's loop).
