@@ -102,19 +102,26 @@ async fn a_non_blocking_call_answered_first_still_waits_behind_an_earlier_blocki
     })
     .await;
     gate.release();
-    let ids: Vec<u64> = [raw.recv().await, raw.recv().await, raw.recv().await]
-        .iter()
-        .map(|f| answered_id(f.as_ref().expect("an answer")))
-        .collect();
-    assert_eq!(ids, [1, 2, 3], "answers leave in request order");
+    assert_eq!(
+        answered_ids(&mut raw, 3).await,
+        [1, 2, 3],
+        "answers leave in request order"
+    );
     rt.shutdown().await;
 }
 
-/// A brief call held on one connection (run inside `block_in_place` on its task) stalls
-/// neither that worker's other connections nor the answers queued behind it. One worker: a
-/// call run bare on the task would stall every connection.
-#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
-async fn a_brief_call_held_on_its_connection_stalls_no_other_connection() {
+/// The request ids of the next `n` answers on `raw`, in the order they arrived.
+async fn answered_ids(raw: &mut Raw, n: usize) -> Vec<u64> {
+    let mut ids = Vec::with_capacity(n);
+    for _ in 0..n {
+        ids.push(answered_id(&raw.recv().await.expect("an answer")));
+    }
+    ids
+}
+
+/// `list_tools`, declared brief, is held at its gate on one connection while eight other
+/// connections are each answered; then the held connection's answers leave in request order.
+async fn a_held_brief_call_stalls_no_other_connection() {
     let gate = Arc::new(Gate::default());
     let backend = SlowListFastRest::new(&gate, CallKind::Brief);
     let mut rt = start(backend.clone(), limits());
@@ -125,41 +132,35 @@ async fn a_brief_call_held_on_its_connection_stalls_no_other_connection() {
     ])
     .await;
     wait_until("list_tools is held", || gate.entered() == 1).await;
-    // Every other connection is still served, however many, on either worker.
     for n in 0..8 {
         let mut other = rt.raw_negotiated().await;
         other
             .send(&[request(&status_of("claude-code"), 10 + n, &rt.token)])
             .await;
-        let answer = other
-            .recv()
-            .await
-            .expect("an answer while list_tools is held");
-        assert_eq!(answered_id(&answer), 10 + n);
+        assert_eq!(answered_ids(&mut other, 1).await, [10 + n]);
     }
     gate.release();
-    let ids: Vec<u64> = [held.recv().await, held.recv().await]
-        .iter()
-        .map(|f| answered_id(f.as_ref().expect("an answer")))
-        .collect();
-    assert_eq!(ids, [1, 2], "answers leave in request order");
+    assert_eq!(
+        answered_ids(&mut held, 2).await,
+        [1, 2],
+        "answers leave in request order"
+    );
     rt.shutdown().await;
 }
 
-/// On a current-thread runtime (no `block_in_place`) a brief call runs on the blocking pool.
+/// On a multi-threaded runtime a brief call runs on its connection's task inside
+/// `block_in_place`, so the worker's other tasks move to another thread. One worker: a call
+/// run bare on the task would stall every connection (this test would hang).
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_brief_call_held_on_its_connection_stalls_no_other_connection() {
+    a_held_brief_call_stalls_no_other_connection().await;
+}
+
+/// On a current-thread runtime (where `block_in_place` would panic) a brief call runs on
+/// the blocking pool: run bare on the one thread, it would stall every connection.
 #[tokio::test(flavor = "current_thread")]
 async fn a_brief_call_on_a_current_thread_runtime_runs_on_the_blocking_pool() {
-    let gate = Arc::new(Gate::default());
-    gate.release();
-    let backend = SlowListFastRest::new(&gate, CallKind::Brief);
-    let mut rt = start(backend.clone(), limits());
-    let mut raw = rt.raw_negotiated().await;
-    raw.send(&[request(&VerbCall::ListTools, 7, &rt.token)])
-        .await;
-    let answer = raw.recv().await.expect("an answer, not a panicked task");
-    assert!(matches!(answer, ServerFrame::Response(_)), "{answer:?}");
-    assert_eq!(answered_id(&answer), 7);
-    rt.shutdown().await;
+    a_held_brief_call_stalls_no_other_connection().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
