@@ -10,11 +10,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-
-use super::pure_memo::PureMemo;
 use sha2::{Digest as _, Sha256};
 
 use super::policy_url::PolicyUrl;
+use super::pure_memo::PureMemo;
 use crate::adapters::IntegrationIntent;
 use crate::edit::guard;
 use devint::verbs::{Digest, Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence};
@@ -124,7 +123,8 @@ pub fn load(
         Ok(Some(bytes)) => {
             // A document depends on its bytes alone: the last few parsed are kept by them.
             static PARSED: PureMemo<Vec<u8>, (PolicyDocument, Digest)> = PureMemo::new(8);
-            let (document, digest) = PARSED.get_or_try(bytes, |bytes| {
+            let size = bytes.len();
+            let (document, digest) = PARSED.get_or_try(bytes, size, |bytes| {
                 let text =
                     std::str::from_utf8(bytes).map_err(|_| unloadable("it is not UTF-8".into()))?;
                 let document: PolicyDocument = guard::parse(&file, || toml::from_str(text))

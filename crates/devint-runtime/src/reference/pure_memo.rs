@@ -12,6 +12,10 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
+/// The most input bytes a remembered result is kept for. Larger inputs are derived every
+/// time: no memo holds a settings file near its 4 MiB read limit, eight times over.
+pub(super) const MAX_KEPT_BYTES: usize = 256 * 1024;
+
 /// Up to `capacity` (input, result) pairs, the most recently used first.
 #[derive(Debug)]
 pub(super) struct PureMemo<K, V> {
@@ -29,12 +33,17 @@ impl<K: PartialEq, V: Clone> PureMemo<K, V> {
     }
 
     /// The result of `compute(&key)`: remembered when `key` was seen, else computed now
-    /// (outside the lock) and remembered when it is `Ok`.
+    /// (outside the lock) and remembered when it is `Ok` and the key's `size` (its bytes of
+    /// input) is at most [`MAX_KEPT_BYTES`].
     pub(super) fn get_or_try<E>(
         &self,
         key: K,
+        size: usize,
         compute: impl FnOnce(&K) -> Result<V, E>,
     ) -> Result<V, E> {
+        if size > MAX_KEPT_BYTES {
+            return compute(&key);
+        }
         {
             let mut entries = self.lock();
             if let Some(at) = entries.iter().position(|(k, _)| *k == key) {
@@ -58,7 +67,7 @@ impl<K: PartialEq, V: Clone> PureMemo<K, V> {
 
 #[cfg(test)]
 mod tests {
-    use super::PureMemo;
+    use super::{PureMemo, MAX_KEPT_BYTES};
     use std::cell::Cell;
 
     #[test]
@@ -73,17 +82,24 @@ mod tests {
                 Ok(k.len())
             }
         };
-        assert_eq!(memo.get_or_try("abc".into(), len), Ok(3));
-        assert_eq!(memo.get_or_try("abc".into(), len), Ok(3));
+        assert_eq!(memo.get_or_try("abc".into(), 3, len), Ok(3));
+        assert_eq!(memo.get_or_try("abc".into(), 3, len), Ok(3));
         assert_eq!(calls.get(), 1);
-        assert_eq!(memo.get_or_try("abd".into(), len), Ok(3));
+        assert_eq!(memo.get_or_try("abd".into(), 3, len), Ok(3));
         assert_eq!(calls.get(), 2, "equal length, other text: computed");
-        assert_eq!(memo.get_or_try(String::new(), len), Err(()));
-        assert_eq!(memo.get_or_try(String::new(), len), Err(()));
+        assert_eq!(memo.get_or_try(String::new(), 0, len), Err(()));
+        assert_eq!(memo.get_or_try(String::new(), 0, len), Err(()));
         assert_eq!(calls.get(), 4, "an error is never remembered");
         // Capacity 2: "abc" was used least recently once "x" arrives, and is gone.
-        memo.get_or_try("x".into(), len).unwrap();
-        memo.get_or_try("abc".into(), len).unwrap();
+        memo.get_or_try("x".into(), 1, len).unwrap();
+        memo.get_or_try("abc".into(), 3, len).unwrap();
         assert_eq!(calls.get(), 6);
+        // Over the size bound: derived every time, never kept.
+        let big = "y".repeat(MAX_KEPT_BYTES + 1);
+        memo.get_or_try(big.clone(), big.len(), len).unwrap();
+        memo.get_or_try(big.clone(), big.len(), len).unwrap();
+        assert_eq!(calls.get(), 8);
+        memo.get_or_try("abc".into(), 3, len).unwrap();
+        assert_eq!(calls.get(), 8, "the oversize key displaced nothing");
     }
 }

@@ -20,6 +20,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
+use super::pure_memo::MAX_KEPT_BYTES;
 use devint_fs::durable::{self, DurableError};
 use devint_fs::read::{self, Follow, Limit, ReadError};
 
@@ -70,7 +71,8 @@ pub(super) fn all_hold(reads: &[Read]) -> bool {
 }
 
 /// Runs `derive`, and returns with its result every read it made — `None` when a read
-/// failed (or a recording already runs on this thread), so that result is not remembered.
+/// failed, when the reads hold more than [`MAX_KEPT_BYTES`] (too much to keep), or when a
+/// recording already runs on this thread; that result is then not remembered.
 pub(super) fn recorded<R>(derive: impl FnOnce() -> R) -> (R, Option<Vec<Read>>) {
     let nested = RECORDING.with(|r| {
         let mut r = r.borrow_mut();
@@ -94,7 +96,14 @@ pub(super) fn recorded<R>(derive: impl FnOnce() -> R) -> (R, Option<Vec<Read>>) 
     let result = derive();
     let reads = RECORDING
         .with(|r| r.borrow_mut().take())
-        .and_then(Result::ok);
+        .and_then(Result::ok)
+        .filter(|reads| {
+            let held: usize = reads
+                .iter()
+                .map(|r| r.found.as_ref().map_or(0, Vec::len))
+                .sum();
+            held <= MAX_KEPT_BYTES
+        });
     drop(stop);
     (result, reads)
 }
@@ -183,6 +192,16 @@ mod tests {
         read(&file);
         let (_, reads) = recorded(|| ());
         assert_eq!(reads, Some(Vec::new()), "nothing from before the record");
+    }
+
+    #[test]
+    fn reads_too_large_to_keep_are_not_handed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let (small, large) = (dir.path().join("small"), dir.path().join("large"));
+        std::fs::write(&small, "x".repeat(MAX_KEPT_BYTES / 2)).unwrap();
+        std::fs::write(&large, "y".repeat(MAX_KEPT_BYTES / 2 + 1)).unwrap();
+        assert!(recorded(|| read(&small)).1.is_some());
+        assert!(recorded(|| (read(&small), read(&large))).1.is_none());
     }
 
     #[test]

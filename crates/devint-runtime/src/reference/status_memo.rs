@@ -17,7 +17,8 @@
 //! The runtime's configuration is fixed for its lifetime, so it is not part of the key.
 //!
 //! Owns that key and the memo, nothing else; it must never answer for a tool without reading
-//! its files again, and never keep an answer whose derivation read a file that failed.
+//! its files again, and never keep an answer whose derivation read a file that failed or
+//! read more than [`super::pure_memo::MAX_KEPT_BYTES`] in all.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

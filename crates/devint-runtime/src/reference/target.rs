@@ -162,7 +162,8 @@ pub fn prepare(
     /// polled, a few plans at once).
     static PREPARED: PureMemo<(SettingsFormat, Option<String>, Vec<OwnedKey>), Prepared> =
         PureMemo::new(8);
-    PREPARED.get_or_try((format, current.text.clone(), keys.to_vec()), |_| {
+    let size = current.text.as_ref().map_or(0, String::len);
+    PREPARED.get_or_try((format, current.text.clone(), keys.to_vec()), size, |_| {
         current.guarded(format, || prepare_unguarded(format, current, keys))
     })
 }
