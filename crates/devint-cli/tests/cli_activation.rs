@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::{Sandbox, DEVINT};
+use cli_support::{replace_executable, Sandbox, DEVINT};
 use command_fds::{CommandFdExt, FdMapping};
 
 /// The run directory `0700`, as a socket unit's `DirectoryMode=0700` makes it.
@@ -208,13 +208,9 @@ fn install_copy(dir: &Path) -> PathBuf {
     exe
 }
 
-/// Put a fresh copy of the built binary at `exe` the way upgrades do: write beside it,
-/// then rename over it (a new inode at the same path).
+/// Put a fresh copy of the built binary at `exe` the way upgrades do.
 fn replace_binary(exe: &Path) {
-    let staged = exe.with_extension("new");
-    std::fs::copy(DEVINT, &staged).unwrap();
-    std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::rename(&staged, exe).unwrap();
+    replace_executable(exe, Path::new(DEVINT), 0o755);
 }
 
 #[test]

@@ -5,10 +5,9 @@
 
 mod cli_support;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use cli_support::{Sandbox, DEVINT};
+use cli_support::{replace_executable, write_script, Sandbox, DEVINT};
 
 fn unit_dir(s: &Sandbox) -> PathBuf {
     s.home().join(".config/systemd/user")
@@ -18,15 +17,13 @@ fn unit_dir(s: &Sandbox) -> PathBuf {
 fn fake_systemctl(s: &Sandbox) -> PathBuf {
     let log = s.root().join("systemctl.log");
     let script = s.bin().join("systemctl");
-    std::fs::write(
+    write_script(
         &script,
-        format!(
+        &format!(
             "#!/bin/sh\necho \"$*\" >> '{}'\necho active\n",
             log.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     log
 }
 
@@ -163,26 +160,18 @@ fn stop_without_a_runtime_says_it_is_not_running() {
     assert_eq!(code, 7, "{err}");
 }
 
-/// Put `from` at `exe` by a rename (a new inode at the same path, as upgrades do).
-fn replace_with(exe: &Path, from: &Path, mode: u32) {
-    let staged = exe.with_extension("new");
-    std::fs::copy(from, &staged).unwrap();
-    std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(mode)).unwrap();
-    std::fs::rename(&staged, exe).unwrap();
-}
-
 #[test]
 fn a_refuted_runtime_names_its_pid_and_the_restart_that_fixes_it() {
     let mut s = Sandbox::new();
     let dir = s.root().join("b");
     std::fs::create_dir_all(&dir).unwrap();
     let exe = dir.join("devint");
-    replace_with(&exe, Path::new(DEVINT), 0o755);
+    replace_executable(&exe, Path::new(DEVINT), 0o755);
     let (socket, state) = (s.socket(), s.state());
     let n = s.serve_program(&exe, &socket, &state, &[]);
     s.enrol("read-only");
     // A broken upgrade (not executable): the runtime cannot re-execute and serves on.
-    replace_with(&exe, Path::new(DEVINT), 0o644);
+    replace_executable(&exe, Path::new(DEVINT), 0o644);
     s.wait_for_output(n, "cannot re-execute", 1);
 
     // spec §8 stays: the stale runtime is refused, and the message says what to run.
@@ -196,7 +185,7 @@ fn a_refuted_runtime_names_its_pid_and_the_restart_that_fixes_it() {
     );
 
     // The fix, exactly as named: a working binary at the path, then restart.
-    replace_with(&exe, Path::new(DEVINT), 0o755);
+    replace_executable(&exe, Path::new(DEVINT), 0o755);
     let (code, out, err) = s.run(&["restart", "--socket", &socket.display().to_string()]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = s.run(&["tools"]);

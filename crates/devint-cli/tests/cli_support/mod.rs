@@ -22,9 +22,10 @@ pub struct Sandbox {
 impl Sandbox {
     /// Put a fake `name` on the sandbox's PATH that prints `version` (as `--version` does).
     pub fn fake_tool(&self, name: &str, version: &str) {
-        let path = self.bin().join(name);
-        std::fs::write(&path, format!("#!/bin/sh\necho \"{version}\"\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_script(
+            &self.bin().join(name),
+            &format!("#!/bin/sh\necho \"{version}\"\n"),
+        );
     }
 
     /// A fresh sandbox with a fake `claude` 2.0.14 on its PATH.
@@ -39,9 +40,7 @@ impl Sandbox {
         };
         std::fs::create_dir_all(s.home().join(".claude")).unwrap();
         std::fs::create_dir_all(s.bin()).unwrap();
-        let claude = s.bin().join("claude");
-        std::fs::write(&claude, "#!/bin/sh\necho \"2.0.14 (Claude Code)\"\n").unwrap();
-        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+        s.fake_tool("claude", "2.0.14 (Claude Code)");
         s
     }
 
@@ -380,6 +379,43 @@ impl Drop for Sandbox {
             let _ = child.wait();
         }
     }
+}
+
+/// Write the executable script `path` (mode 0755) holding `text`.
+///
+/// The file is written by a child process (`cat`), never by this one: these tests run
+/// on many threads, and a file this process held open for writing would be inherited by
+/// any child a sibling test forked meanwhile, until that child's own exec closed it;
+/// running the file in that window fails with "Text file busy" (ETXTBSY).
+pub fn write_script(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut cat = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$0\"", &path.to_string_lossy()])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("spawn sh to write a script");
+    cat.stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    assert!(cat.wait().unwrap().success(), "could not write {path:?}");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Put a copy of `from` at `exe` with `mode` the way upgrades do: write beside it, then
+/// rename over it (a new inode at the same path). The copy is made by `cp`, in a child
+/// process, for the reason [`write_script`] gives.
+pub fn replace_executable(exe: &Path, from: &Path, mode: u32) {
+    let staged = exe.with_extension("new");
+    let copied = std::process::Command::new("cp")
+        .arg(from)
+        .arg(&staged)
+        .status()
+        .expect("spawn cp");
+    assert!(copied.success(), "cp {from:?} {staged:?} failed");
+    std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(mode)).unwrap();
+    std::fs::rename(&staged, exe).unwrap();
 }
 
 /// `text` as a regular expression matching itself.
