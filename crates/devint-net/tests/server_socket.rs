@@ -327,6 +327,32 @@ async fn graceful_shutdown_finishes_the_in_flight_request_and_removes_the_socket
     drop(rt.dir);
 }
 
+/// The accept loop is a task of its own: dropping the `serve` future (here, aborting the
+/// task that awaits it) must take that loop and every connection down with it, as when the
+/// loop ran inside `serve` itself: no task of the server lives on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_serve_ends_every_task_of_the_server() {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let before = metrics.num_alive_tasks();
+    let mut rt = start_counting(limits());
+    let mut open = rt.raw_negotiated().await;
+    assert_eq!(rt.server.open_connections(), 1);
+    // The serve task, its accept loop and the connection.
+    assert!(metrics.num_alive_tasks() >= before + 3);
+    let task = rt.task.take().unwrap();
+    task.abort();
+    let _ = task.await;
+    assert!(
+        open.until_closed().await.is_empty(),
+        "the open connection was answered after serve was dropped"
+    );
+    wait_until("every task of the server ended", || {
+        metrics.num_alive_tasks() == before
+    })
+    .await;
+    assert_eq!(rt.server.open_connections(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_peer_that_stops_reading_is_dropped_after_the_write_timeout() {
     let tools: Vec<String> = (0..40).map(|i| format!("tool-number-{i}")).collect();

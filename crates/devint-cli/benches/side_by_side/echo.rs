@@ -1,5 +1,7 @@
 //! The baseline: a raw Unix-socket echo server, in its own process, on the same tokio
-//! runtime shape as the DI-API servers (multi-thread, one worker per core).
+//! runtime shape as the DI-API servers (multi-thread, one worker per core), accepting as
+//! `Server::serve` does: in a task of its own on a worker (so a new connection starts on
+//! that worker's run queue, not handed over from the `block_on` thread).
 //!
 //! Per connection it reads `[u32 request_len][u32 reply_len][request bytes]` and answers
 //! with `reply_len` bytes: the DI-API exchange's sizes with no protocol work. It reads the
@@ -21,11 +23,14 @@ pub fn run(socket: &Path) {
     runtime.block_on(async {
         let listener = UnixListener::bind(socket).expect("bind the echo socket");
         super::roles::say_ready();
-        loop {
-            if let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(serve(stream));
+        let accepting = tokio::spawn(async move {
+            loop {
+                if let Ok((stream, _)) = listener.accept().await {
+                    tokio::spawn(serve(stream));
+                }
             }
-        }
+        });
+        let _ = accepting.await;
     });
 }
 

@@ -2,12 +2,11 @@
 //! connection evicted to make room, audited), back-off on accept errors, graceful shutdown.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::UnixListener;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::transport::{verify_peer, BoundSocket};
@@ -84,34 +83,36 @@ impl Server {
 
     /// Accept until `stop`, then stop accepting and drain. The listener is closed first at
     /// [`Ending::Close`], and kept (returned) at [`Ending::HandOver`].
+    ///
+    /// The accept loop runs as a task of its own ([`accept_until`]), on a worker thread:
+    /// the connection task it spawns starts on that worker's own run queue and usually runs
+    /// there at once, where an accept loop polled by the caller's thread (a `block_on`, no
+    /// worker) hands every new connection to a worker it must wake. Dropping this future
+    /// aborts that task and, with it, every connection.
     async fn serve_listener(
         &self,
         listener: UnixListener,
         stop: impl Future<Output = Ending>,
     ) -> Option<UnixListener> {
         let (stop_tx, stop_rx) = watch::channel(false);
-        let mut tasks = JoinSet::new();
-        let ids = AtomicU64::new(1);
-        let mut backoff = Duration::from_millis(10);
-        tokio::pin!(stop);
-        let ending = loop {
-            tokio::select! {
-                ending = &mut stop => break ending,
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
-                        backoff = Duration::from_millis(10);
-                        let id = ids.fetch_add(1, Ordering::Relaxed);
-                        admit(&self.shared, stream, id, &stop_rx, &mut tasks);
-                    }
-                    Err(error) => {
-                        // EMFILE and friends: back off instead of spinning.
-                        tracing::warn!(%error, ?backoff, "accept failed; backing off");
-                        tokio::time::sleep(backoff).await;
-                        backoff = (backoff * 2).min(Duration::from_secs(1));
-                    }
-                },
-                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
-            }
+        let (halt, halted) = oneshot::channel();
+        // A set of one, so that dropping `serve` aborts the loop (a bare handle would not).
+        let mut acceptor = JoinSet::new();
+        acceptor.spawn(accept_until(
+            Arc::clone(&self.shared),
+            listener,
+            stop_rx,
+            halted,
+        ));
+        // The loop ends only when told to, unless it panicked: that panic is this call's.
+        let ending = tokio::select! {
+            ending = stop => ending,
+            ended = acceptor.join_next() => return ended_early(ended),
+        };
+        let _ = halt.send(());
+        let (listener, mut tasks) = match acceptor.join_next().await {
+            Some(Ok(ended)) => ended,
+            ended => return ended_early(ended),
         };
         let kept = match ending {
             Ending::HandOver => Some(listener),
@@ -133,6 +134,48 @@ impl Server {
         }
         kept
     }
+}
+
+/// The accept loop's task ended other than by returning: re-raise its panic; cancelled,
+/// the runtime is shutting down (and every connection with it), so there is nothing left.
+fn ended_early<T>(ended: Option<Result<T, tokio::task::JoinError>>) -> Option<UnixListener> {
+    match ended {
+        Some(Err(error)) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        _ => None,
+    }
+}
+
+/// Accept on `listener` until `halted` resolves (or its sender is gone), admitting each
+/// connection; then give back the listener, still open, and the connections' tasks.
+async fn accept_until(
+    shared: Arc<Shared>,
+    listener: UnixListener,
+    stop: watch::Receiver<bool>,
+    mut halted: oneshot::Receiver<()>,
+) -> (UnixListener, JoinSet<()>) {
+    let mut tasks = JoinSet::new();
+    let mut ids = 1u64..;
+    let mut backoff = Duration::from_millis(10);
+    loop {
+        tokio::select! {
+            _ = &mut halted => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    backoff = Duration::from_millis(10);
+                    let id = ids.next().expect("an unbounded range");
+                    admit(&shared, stream, id, &stop, &mut tasks);
+                }
+                Err(error) => {
+                    // EMFILE and friends: back off instead of spinning.
+                    tracing::warn!(%error, ?backoff, "accept failed; backing off");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+            },
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+        }
+    }
+    (listener, tasks)
 }
 
 fn admit(
