@@ -6,6 +6,8 @@
 //! given at plan time and each with its own consent prompt, the planned level within the
 //! profile's cap). It must never write a file and never put a settings value in the view.
 
+use std::path::Path;
+
 use super::convert::{artifact, key_name};
 use super::plans::{InstallPlan, PlanBody, StoredPlan};
 use super::profile::{self, LoadedProfile};
@@ -104,7 +106,9 @@ impl ReferenceRuntime {
             )
         })?;
         let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
-        self.judge_target(descriptor, &rendered, args, &mut prepared)?;
+        // Where the write really lands, resolved once for the refusal check and for consent.
+        let real = target::resolved(&rendered.file);
+        self.judge_target(descriptor, &rendered, &real, args, &mut prepared)?;
         if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
             prepared.warnings.push(
                 "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
@@ -120,6 +124,7 @@ impl ReferenceRuntime {
         let steps = self.steps(
             &prepared.keys,
             &rendered,
+            &real,
             prepared.post_digest.as_deref(),
             args,
         )?;
@@ -152,13 +157,14 @@ impl ReferenceRuntime {
         &self,
         descriptor: &ToolDescriptor,
         rendered: &adapters::RenderedIntegration,
+        real: &Path,
         args: &PlanArgs,
         prepared: &mut PlanDraft,
     ) -> Result<(), LifecycleError> {
         let project = (args.scope == SettingsScope::Project)
             .then_some(self.config.project_dir.as_deref())
             .flatten();
-        if let Some(why) = target::write_refusal(&rendered.file, project) {
+        if let Some(why) = target::write_refusal(&rendered.file, real, project) {
             if args.scope == SettingsScope::Project && !why.contains("hard links") {
                 return Err(refuse(
                     why,
@@ -301,6 +307,7 @@ impl ReferenceRuntime {
         &self,
         keys: &[OwnedKey],
         rendered: &adapters::RenderedIntegration,
+        real: &Path,
         post_digest: Option<&str>,
         args: &PlanArgs,
     ) -> Result<Vec<StepView>, LifecycleError> {
@@ -317,9 +324,8 @@ impl ReferenceRuntime {
             .map(|a| a.as_str().to_owned())
             .unwrap_or_else(|| "the settings file".into());
         // Consent names the file really written: a symlinked settings file shows its target.
-        let real = target::resolved(&rendered.file);
         if real != rendered.file {
-            if let Some(a) = artifact(&real, &self.config.home) {
+            if let Some(a) = artifact(real, &self.config.home) {
                 file = format!("{file} → {}", a.as_str());
             }
         }

@@ -75,11 +75,11 @@ pub fn resolved(path: &Path) -> PathBuf {
     }
 }
 
-/// Why the settings file at `path` must not be written: a project-scope file that resolves
-/// outside the project (consent named a file in the project), or a file with other hard
-/// links (the atomic replace would silently split them). `None`: it may be written.
-pub fn write_refusal(path: &Path, project: Option<&Path>) -> Option<String> {
-    let real = resolved(path);
+/// Why the settings file at `path`, which resolves to `real` ([`resolved`]), must not be
+/// written: a project-scope file that resolves outside the project (consent named a file in
+/// the project), or a file with other hard links (the atomic replace would silently split
+/// them). `None`: it may be written.
+pub fn write_refusal(path: &Path, real: &Path, project: Option<&Path>) -> Option<String> {
     if let Some(project) = project {
         let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
         if !real.starts_with(&root) {
@@ -92,7 +92,7 @@ pub fn write_refusal(path: &Path, project: Option<&Path>) -> Option<String> {
         }
     }
     use std::os::unix::fs::MetadataExt;
-    match std::fs::metadata(&real) {
+    match std::fs::metadata(real) {
         Ok(meta) if meta.is_file() && meta.nlink() > 1 => Some(format!(
             "{} has {} hard links; replacing it would split it from its other names, so devint will not write it — make it a single file (or a symlink), then plan again",
             real.display(),
