@@ -154,7 +154,7 @@ async fn accept_until(
     mut halted: oneshot::Receiver<()>,
 ) -> (UnixListener, JoinSet<()>) {
     let mut tasks = JoinSet::new();
-    let mut ids = 1u64..;
+    let mut next_id = 1u64;
     let mut backoff = Duration::from_millis(10);
     loop {
         tokio::select! {
@@ -162,7 +162,8 @@ async fn accept_until(
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     backoff = Duration::from_millis(10);
-                    let id = ids.next().expect("an unbounded range");
+                    let id = next_id;
+                    next_id = next_id.wrapping_add(1);
                     admit(&shared, stream, id, &stop, &mut tasks);
                 }
                 Err(error) => {
