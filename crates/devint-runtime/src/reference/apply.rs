@@ -175,9 +175,7 @@ impl ReferenceRuntime {
         let project = (plan.scope == SettingsScope::Project)
             .then_some(self.config.project_dir.as_deref())
             .flatten();
-        if let Some(why) =
-            target::write_refusal(&plan.target, &target::resolved(&plan.target), project)
-        {
+        if let Some(why) = target::Landing::of(&plan.target).write_refusal(project) {
             return Err(refuse(
                 format!("{why}; nothing was written"),
                 "fix the file as named here, then plan again",

@@ -106,9 +106,8 @@ impl ReferenceRuntime {
             )
         })?;
         let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
-        // Where the write really lands, resolved once for the refusal check and for consent.
-        let real = target::resolved(&rendered.file);
-        self.judge_target(descriptor, &rendered, &real, args, &mut prepared)?;
+        let landing = target::Landing::of(&rendered.file);
+        self.judge_target(descriptor, &rendered, &landing, args, &mut prepared)?;
         if intent.gateway_base_url.is_none() && loaded.document.gateway_base_url.is_none() {
             prepared.warnings.push(
                 "the policy profile names no gateway base URL, so model traffic is not routed to a gateway".into(),
@@ -124,7 +123,7 @@ impl ReferenceRuntime {
         let steps = self.steps(
             &prepared.keys,
             &rendered,
-            &real,
+            landing.real(),
             prepared.post_digest.as_deref(),
             args,
         )?;
@@ -157,14 +156,14 @@ impl ReferenceRuntime {
         &self,
         descriptor: &ToolDescriptor,
         rendered: &adapters::RenderedIntegration,
-        real: &Path,
+        landing: &target::Landing<'_>,
         args: &PlanArgs,
         prepared: &mut PlanDraft,
     ) -> Result<(), LifecycleError> {
         let project = (args.scope == SettingsScope::Project)
             .then_some(self.config.project_dir.as_deref())
             .flatten();
-        if let Some(why) = target::write_refusal(&rendered.file, real, project) {
+        if let Some(why) = landing.write_refusal(project) {
             if args.scope == SettingsScope::Project && !why.contains("hard links") {
                 return Err(refuse(
                     why,

@@ -50,9 +50,57 @@ pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditE
         .collect()
 }
 
-/// Where a write to `path` really lands: every symlink on the way resolved (the deepest
-/// existing ancestor canonicalised, the missing rest appended).
-pub fn resolved(path: &Path) -> PathBuf {
+/// A settings file and where a write to it really lands, found once (a `plan` asks both
+/// whether it may be written and what consent must name).
+pub struct Landing<'a> {
+    path: &'a Path,
+    real: PathBuf,
+}
+
+impl<'a> Landing<'a> {
+    /// Resolve `path`: every symlink on the way (the deepest existing ancestor canonicalised,
+    /// the missing rest appended).
+    pub fn of(path: &'a Path) -> Landing<'a> {
+        Landing {
+            path,
+            real: resolved(path),
+        }
+    }
+
+    /// Where the write lands.
+    pub fn real(&self) -> &Path {
+        &self.real
+    }
+
+    /// Why the file must not be written: a project-scope file that resolves outside the
+    /// project (consent named a file in the project), or a file with other hard links (the
+    /// atomic replace would silently split them). `None`: it may be written.
+    pub fn write_refusal(&self, project: Option<&Path>) -> Option<String> {
+        let (path, real) = (self.path, &self.real);
+        if let Some(project) = project {
+            let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+            if !real.starts_with(&root) {
+                return Some(format!(
+                    "{} resolves to {}, outside the project {}; a project-scope plan never writes outside its project — remove the symlink, or plan at user scope",
+                    path.display(),
+                    real.display(),
+                    root.display()
+                ));
+            }
+        }
+        use std::os::unix::fs::MetadataExt;
+        match std::fs::metadata(real) {
+            Ok(meta) if meta.is_file() && meta.nlink() > 1 => Some(format!(
+                "{} has {} hard links; replacing it would split it from its other names, so devint will not write it — make it a single file (or a symlink), then plan again",
+                real.display(),
+                meta.nlink()
+            )),
+            _ => None,
+        }
+    }
+}
+
+fn resolved(path: &Path) -> PathBuf {
     let mut existing = path.to_owned();
     let mut rest = Vec::new();
     loop {
@@ -72,33 +120,6 @@ pub fn resolved(path: &Path) -> PathBuf {
             }
             _ => return path.to_owned(),
         }
-    }
-}
-
-/// Why the settings file at `path`, which resolves to `real` ([`resolved`]), must not be
-/// written: a project-scope file that resolves outside the project (consent named a file in
-/// the project), or a file with other hard links (the atomic replace would silently split
-/// them). `None`: it may be written.
-pub fn write_refusal(path: &Path, real: &Path, project: Option<&Path>) -> Option<String> {
-    if let Some(project) = project {
-        let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
-        if !real.starts_with(&root) {
-            return Some(format!(
-                "{} resolves to {}, outside the project {}; a project-scope plan never writes outside its project — remove the symlink, or plan at user scope",
-                path.display(),
-                real.display(),
-                root.display()
-            ));
-        }
-    }
-    use std::os::unix::fs::MetadataExt;
-    match std::fs::metadata(real) {
-        Ok(meta) if meta.is_file() && meta.nlink() > 1 => Some(format!(
-            "{} has {} hard links; replacing it would split it from its other names, so devint will not write it — make it a single file (or a symlink), then plan again",
-            real.display(),
-            meta.nlink()
-        )),
-        _ => None,
     }
 }
 
