@@ -27,7 +27,7 @@
 //! a view's text field can only be filled through [`Sentence::new`],
 //! [`Sentence::or_placeholder`] or [`Sentence::from_static`].
 
-use std::borrow::Cow;
+use std::sync::Arc;
 
 /// One line of checked free text for the wire (see the module doc for what is refused).
 ///
@@ -62,13 +62,37 @@ use std::borrow::Cow;
 /// Equality, ordering and hashing look at the text alone.
 #[derive(Debug, Clone)]
 pub struct Sentence {
-    text: Cow<'static, str>,
+    text: Text,
     refusal: Option<SentenceRefusal>,
+}
+
+/// A sentence's text: written into the program, or checked at run time and shared, so a
+/// copy of a view (a memo handing out its remembered answer) copies no text.
+#[derive(Clone)]
+enum Text {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Text::Static(text) => text,
+            Text::Shared(text) => text,
+        }
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
 }
 
 impl PartialEq for Sentence {
     fn eq(&self, other: &Sentence) -> bool {
-        self.text == other.text
+        *self.text == *other.text
     }
 }
 
@@ -76,7 +100,7 @@ impl Eq for Sentence {}
 
 impl std::hash::Hash for Sentence {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.text.hash(state);
+        (*self.text).hash(state);
     }
 }
 
@@ -88,7 +112,7 @@ impl PartialOrd for Sentence {
 
 impl Ord for Sentence {
     fn cmp(&self, other: &Sentence) -> std::cmp::Ordering {
-        self.text.cmp(&other.text)
+        (*self.text).cmp(&*other.text)
     }
 }
 
@@ -189,7 +213,7 @@ impl Sentence {
     pub fn new(text: &str) -> Result<Sentence, SentenceRefusal> {
         check(text)?;
         Ok(Sentence {
-            text: Cow::Owned(text.to_owned()),
+            text: Text::Shared(Arc::from(text)),
             refusal: None,
         })
     }
@@ -211,7 +235,7 @@ impl Sentence {
             Ok(s) => (s, None),
             Err(refusal) => (
                 Sentence {
-                    text: Cow::Borrowed(refusal.placeholder()),
+                    text: Text::Static(refusal.placeholder()),
                     refusal: Some(refusal),
                 },
                 Some(refusal),
@@ -228,7 +252,7 @@ impl Sentence {
             check(text)
         );
         Sentence {
-            text: Cow::Borrowed(text),
+            text: Text::Static(text),
             refusal: None,
         }
     }
@@ -269,7 +293,7 @@ impl serde::Serialize for Sentence {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.refusal {
             None => serializer.serialize_str(&self.text),
-            Some(_) => serializer.serialize_newtype_struct(REFUSED_SENTENCE, self.text.as_ref()),
+            Some(_) => serializer.serialize_newtype_struct(REFUSED_SENTENCE, &*self.text),
         }
     }
 }
@@ -867,5 +891,17 @@ mod tests {
     #[should_panic(expected = "static sentence refused")]
     fn a_static_sentence_is_checked_in_debug() {
         let _ = Sentence::from_static("sk-abcdefghijklmnop");
+    }
+
+    #[test]
+    fn a_copy_of_a_sentence_shares_its_text() {
+        let checked = Sentence::new("hooks need Claude Code 1.0.38 or later").unwrap();
+        let copy = checked.clone();
+        assert_eq!(copy, checked);
+        assert_eq!(
+            copy.as_str().as_ptr(),
+            checked.as_str().as_ptr(),
+            "a memo handing out a remembered view copies no text"
+        );
     }
 }

@@ -102,12 +102,11 @@ impl Lifecycle for ReferenceRuntime {
     }
 
     fn list_tools(&self, _auth: &Authorization) -> Result<ToolList, LifecycleError> {
-        let tools = self
-            .detector
-            .list_tools()
-            .iter()
-            .filter_map(|listing| self.summaries.of(listing))
-            .collect();
+        let listings = self.detector.list_tools();
+        // Sized up front: growing a vector of summaries step by step costs more than
+        // making them.
+        let mut tools = Vec::with_capacity(listings.len());
+        tools.extend(listings.iter().filter_map(|l| self.summaries.of(l)));
         Ok(ToolList { tools })
     }
 
