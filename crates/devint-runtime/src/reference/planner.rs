@@ -6,8 +6,6 @@
 //! given at plan time and each with its own consent prompt, the planned level within the
 //! profile's cap). It must never write a file and never put a settings value in the view.
 
-use std::path::Path;
-
 use super::convert::{artifact, key_name};
 use super::plans::{InstallPlan, PlanBody, StoredPlan};
 use super::profile::{self, LoadedProfile};
@@ -123,7 +121,7 @@ impl ReferenceRuntime {
         let steps = self.steps(
             &prepared.keys,
             &rendered,
-            landing.real(),
+            &landing,
             prepared.post_digest.as_deref(),
             args,
         )?;
@@ -306,7 +304,7 @@ impl ReferenceRuntime {
         &self,
         keys: &[OwnedKey],
         rendered: &adapters::RenderedIntegration,
-        real: &Path,
+        landing: &target::Landing<'_>,
         post_digest: Option<&str>,
         args: &PlanArgs,
     ) -> Result<Vec<StepView>, LifecycleError> {
@@ -317,14 +315,14 @@ impl ReferenceRuntime {
                 None => groups.push((key.capability, key.action_kind, vec![key])),
             }
         }
-        let shown = artifact(&rendered.file, &self.config.home);
+        let shown = artifact(landing.path(), &self.config.home);
         let mut file = shown
             .as_ref()
             .map(|a| a.as_str().to_owned())
             .unwrap_or_else(|| "the settings file".into());
         // Consent names the file really written: a symlinked settings file shows its target.
-        if real != rendered.file {
-            if let Some(a) = artifact(real, &self.config.home) {
+        if landing.real() != landing.path() {
+            if let Some(a) = artifact(landing.real(), &self.config.home) {
                 file = format!("{file} → {}", a.as_str());
             }
         }

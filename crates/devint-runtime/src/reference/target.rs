@@ -67,6 +67,11 @@ impl<'a> Landing<'a> {
         }
     }
 
+    /// The settings file as named.
+    pub fn path(&self) -> &Path {
+        self.path
+    }
+
     /// Where the write lands.
     pub fn real(&self) -> &Path {
         &self.real
