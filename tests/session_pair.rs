@@ -105,7 +105,7 @@ impl Pair {
             Step::Dispatch(dispatch) => {
                 let answer = dispatch.run(&self.backend, self.now);
                 self.audit.extend(answer.audit);
-                Some(answer.frame)
+                Some(answer.frame.into_frame())
             }
         };
         assert_eq!(self.closed, self.server.is_closed());

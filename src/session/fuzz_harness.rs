@@ -386,8 +386,16 @@ impl ServerRig {
                 assert_eq!(dispatch.request_id(), sent.id);
                 self.dispatches += 1;
                 let answer = dispatch.run(&self.backend, self.now);
-                self.check_frame(&answer.frame, Some(sent));
-                if let ServerFrame::Response(response) = &answer.frame {
+                // A reply written without prost's structs is byte-identical to prost's.
+                let written = encode(&answer.frame).expect("a reply encodes");
+                let frame = answer.frame.into_frame();
+                assert_eq!(
+                    written,
+                    encode(&frame).expect("a server frame encodes"),
+                    "a reply's direct encoding differs from prost's"
+                );
+                self.check_frame(&frame, Some(sent));
+                if let ServerFrame::Response(response) = &frame {
                     VerbResult::from_response(verb, response, version)
                         .expect("a response echoes its verb and sets exactly its one view");
                 }

@@ -34,12 +34,14 @@ pub mod client;
 mod denial;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz_harness;
+mod reply;
 mod sentences;
 mod server;
 
 pub use any::{AnyConnection, ServerEnv, Step};
 pub use client::{Client, ClientError, OutgoingRequest, PendingCall};
 pub use denial::{denied, DenialCause};
+pub use reply::Reply;
 pub use server::{
     Admission, Answer, Authorized, Closing, Connection, ConnectionMeta, Dispatch, Handshake,
     Negotiated, Unauthenticated,

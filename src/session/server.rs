@@ -26,13 +26,14 @@ use crate::backend::{Authorization, CancelSignal, Lifecycle, LifecycleError};
 use crate::negotiate::{self, Agreement};
 use crate::peer::PeerVerified;
 use crate::time::UnixSecs;
-use crate::verbs::{ApplyMutation, ToolId, Verb, VerbCall, VerbResult};
+use crate::verbs::{ApplyMutation, ToolId, ToolListResponse, Verb, VerbCall, VerbResult};
 use crate::version::{
     ApiVersion, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE,
 };
 use crate::wire::{pb, ServerFrame};
 
 use super::denial::{denied, DenialCause};
+use super::reply::Reply;
 
 /// Who a connection is: the server's id for it and the peer's verified uid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +124,7 @@ pub struct Dispatch {
 #[derive(Debug)]
 pub struct Answer {
     /// `Response` or `Denied`.
-    pub frame: ServerFrame,
+    pub frame: Reply,
     /// Audit records (lifecycle mutations; refused sentences).
     pub audit: Vec<AuditEvent>,
 }
@@ -491,9 +492,21 @@ impl Dispatch {
                 if super::sentences::refused_sentences(&view) > 0 {
                     audit.push(audit_base);
                 }
-                ServerFrame::Response(view.into_response(request_id, version))
+                match view {
+                    VerbResult::ListTools(list) => Reply::ToolList(ToolListResponse {
+                        request_id,
+                        version,
+                        list,
+                    }),
+                    view => Reply::Frame(ServerFrame::Response(
+                        view.into_response(request_id, version),
+                    )),
+                }
             }
-            Err(e) => ServerFrame::Denied(denied(request_id, &DenialCause::Lifecycle(e))),
+            Err(e) => Reply::Frame(ServerFrame::Denied(denied(
+                request_id,
+                &DenialCause::Lifecycle(e),
+            ))),
         };
         Answer { frame, audit }
     }

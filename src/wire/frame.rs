@@ -177,7 +177,9 @@ impl ServerFrame {
     }
 }
 
-mod sealed {
+/// Which types may be frames: the two directions' frame types, their markers, and the
+/// session's reply (which writes one answer without prost's structs).
+pub(crate) mod sealed {
     pub trait Sealed {}
     impl Sealed for super::ClientFrame {}
     impl Sealed for super::ServerFrame {}
@@ -185,8 +187,9 @@ mod sealed {
     impl Sealed for super::ServerToClient {}
 }
 
-/// A typed frame of one direction: what the encoder needs to know about it. Sealed; the two
-/// implementors are [`ClientFrame`] and [`ServerFrame`].
+/// A typed frame of one direction: what the encoder needs to know about it. Sealed; the
+/// implementors are [`ClientFrame`], [`ServerFrame`] and the session's
+/// [`Reply`](crate::session::Reply).
 pub trait Frame: sealed::Sealed + std::fmt::Debug + Clone + PartialEq {
     /// The direction this frame travels in.
     const DIRECTION: Direction;

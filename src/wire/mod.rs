@@ -35,6 +35,7 @@ mod vectors;
 
 pub use decode::{Decoder, FrameError, FrameErrorKind};
 pub use encode::{encode, encode_into, encoded_len, EncodeError};
+pub(crate) use frame::sealed;
 pub use frame::{
     ClientFrame, ClientTag, ClientToServer, Direction, Frame, FrameDirection, ServerFrame,
     ServerTag, ServerToClient, MAX_PAYLOAD,

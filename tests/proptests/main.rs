@@ -3,4 +3,5 @@
 mod auth;
 mod negotiate;
 mod session;
+mod tools_response;
 mod wire;

@@ -283,7 +283,7 @@ impl Server {
         };
         let out = match self.conn.handle(frame, &env, NOW) {
             Step::Reply { frame, .. } => frame,
-            Step::Dispatch(d) => Some(d.run(&self.backend, NOW).frame),
+            Step::Dispatch(d) => Some(d.run(&self.backend, NOW).frame.into_frame()),
         };
         match out {
             None => Seen::Nothing,

@@ -29,6 +29,7 @@ mod repair;
 mod status;
 mod tolerant;
 mod tools;
+mod tools_response;
 mod verification;
 
 pub use apply::{ApplyMutation, ApplyOutcomeView, ApplyView, StepOutcomeView};
@@ -46,6 +47,7 @@ pub use repair::RepairView;
 pub use status::{Evidence, EvidenceView, NextLevelView, PolicyView, StatusView};
 pub use tolerant::{FieldPath, Unrecognized};
 pub use tools::{CapabilityView, ToolList, ToolSummary};
+pub use tools_response::ToolListResponse;
 pub use verification::VerificationView;
 
 use crate::verbs::{OutsideVocabulary, Sentence};

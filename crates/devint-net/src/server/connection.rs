@@ -29,10 +29,10 @@ use tracing::Instrument;
 
 use devint::audit::{AuditEvent, AuditKind};
 use devint::backend::{CallKind, CancelSignal, LifecycleError};
-use devint::session::{denied, AnyConnection, DenialCause, Dispatch, ServerEnv, Step};
+use devint::session::{denied, AnyConnection, DenialCause, Dispatch, Reply, ServerEnv, Step};
 use devint::time::UnixSecs;
 use devint::verbs::Sentence;
-use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, ServerFrame};
+use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, Frame, ServerFrame};
 
 use super::clock::unix_now;
 use super::refusals::{RefusalBudget, REFUSALS_PER_WINDOW};
@@ -374,7 +374,7 @@ impl Task {
     }
 
     /// Queue `frame` behind the answers before it, or make it the next to write.
-    fn answer(&mut self, frame: &ServerFrame) {
+    fn answer(&mut self, frame: &impl Frame) {
         if self.queue.is_empty() {
             if let Err(error) = encode_into(frame, &mut self.out) {
                 self.unencodable(&error);
@@ -585,7 +585,7 @@ async fn peer_gone(stream: &UnixStream) {
 /// Run one authorised call and record its audit events (made durable by a durable sink)
 /// before the answer is handed back: the record is written whatever becomes of the
 /// connection.
-fn answer_call(shared: &Shared, dispatch: Dispatch, now: UnixSecs) -> ServerFrame {
+fn answer_call(shared: &Shared, dispatch: Dispatch, now: UnixSecs) -> Reply {
     let answer = dispatch.run(&*shared.backend, now);
     for event in &answer.audit {
         shared.record(event);

@@ -235,7 +235,7 @@ impl Client {
         let (conn, frame) = match conn.handle_request(&request, &*self.book, backend, self.now) {
             Admission::Authorized(c) => {
                 let (conn, answer) = c.answer(backend, self.now);
-                (conn, answer.frame)
+                (conn, answer.frame.into_frame())
             }
             Admission::Denied { conn, denied, .. } => (conn, ServerFrame::Denied(denied)),
         };

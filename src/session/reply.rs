@@ -1,0 +1,68 @@
+//! What the server writes for one authorised call: a typed frame, or a `list_tools` answer
+//! written straight from its view.
+//!
+//! This file owns that choice and nothing else: it makes no protocol decision (the
+//! [`Dispatch`](super::Dispatch) does) and does no IO. Both kinds encode through
+//! [`crate::wire::encode`], so the size check on the way out is the same for both.
+
+use bytes::BufMut;
+
+use crate::verbs::ToolListResponse;
+use crate::wire::{Direction, Frame, ServerFrame, ServerTag};
+
+/// The frame a call's answer is written as.
+// A `ServerFrame` is large (every view's message inline) and was moved unboxed before this
+// type existed; boxing it would add an allocation to every answer on the hot path.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// `Response` (any verb but `list_tools`) or `Denied`, as prost's message.
+    Frame(ServerFrame),
+    /// A `list_tools` `Response`, written from the view without building prost's structs;
+    /// byte-identical to [`ToolListResponse::to_response`].
+    ToolList(ToolListResponse),
+}
+
+impl Reply {
+    /// The same answer as a typed frame (for shells and tests that inspect it).
+    pub fn into_frame(self) -> ServerFrame {
+        match self {
+            Reply::Frame(frame) => frame,
+            Reply::ToolList(answer) => ServerFrame::Response(answer.to_response()),
+        }
+    }
+}
+
+impl crate::wire::sealed::Sealed for Reply {}
+
+impl Frame for Reply {
+    const DIRECTION: Direction = Direction::ServerToClient;
+
+    fn tag(&self) -> u8 {
+        match self {
+            Reply::Frame(frame) => frame.tag(),
+            Reply::ToolList(_) => ServerTag::Response.byte(),
+        }
+    }
+
+    fn message_name(&self) -> &'static str {
+        match self {
+            Reply::Frame(frame) => frame.message_name(),
+            Reply::ToolList(_) => ServerTag::Response.message_name(),
+        }
+    }
+
+    fn payload_len(&self) -> usize {
+        match self {
+            Reply::Frame(frame) => frame.payload_len(),
+            Reply::ToolList(answer) => answer.encoded_len(),
+        }
+    }
+
+    fn write_payload(&self, out: &mut impl BufMut) {
+        match self {
+            Reply::Frame(frame) => frame.write_payload(out),
+            Reply::ToolList(answer) => answer.encode_raw(out),
+        }
+    }
+}
