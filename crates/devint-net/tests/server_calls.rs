@@ -119,19 +119,39 @@ async fn answered_ids(raw: &mut Raw, n: usize) -> Vec<u64> {
     ids
 }
 
-/// `list_tools`, declared brief, is held at its gate on one connection while eight other
-/// connections are each answered; then the held connection's answers leave in request order.
-async fn a_held_brief_call_stalls_no_other_connection() {
+/// `list_tools`, declared brief, is held at its gate on each of `held` connections while
+/// eight other connections are each answered; then the held connections' answers leave in
+/// request order.
+///
+/// Every worker stuck in a held call would also stop the runtime's timers, so the hang
+/// guards could never fire: a watchdog thread opens the gate after [`HANG_GUARD`] instead,
+/// and the test fails if it had to.
+async fn held_brief_calls_stall_no_other_connection(held: usize) {
     let gate = Arc::new(Gate::default());
     let backend = SlowListFastRest::new(&gate, CallKind::Brief);
     let mut rt = start(backend.clone(), limits());
-    let mut held = rt.raw_negotiated().await;
-    held.send(&[
-        request(&VerbCall::ListTools, 1, &rt.token),
-        request(&status_of("codex"), 2, &rt.token),
-    ])
-    .await;
-    wait_until("list_tools is held", || gate.entered() == 1).await;
+    let (done, watchdog) = {
+        let gate = gate.clone();
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let watchdog = std::thread::spawn(move || {
+            let fired = finished.recv_timeout(HANG_GUARD).is_err();
+            gate.release();
+            fired
+        });
+        (done, watchdog)
+    };
+    let mut holders = Vec::with_capacity(held);
+    for _ in 0..held {
+        let mut holder = rt.raw_negotiated().await;
+        holder
+            .send(&[
+                request(&VerbCall::ListTools, 1, &rt.token),
+                request(&status_of("codex"), 2, &rt.token),
+            ])
+            .await;
+        holders.push(holder);
+    }
+    wait_until("every list_tools is held", || gate.entered() == held).await;
     for n in 0..8 {
         let mut other = rt.raw_negotiated().await;
         other
@@ -139,28 +159,45 @@ async fn a_held_brief_call_stalls_no_other_connection() {
             .await;
         assert_eq!(answered_ids(&mut other, 1).await, [10 + n]);
     }
-    gate.release();
-    assert_eq!(
-        answered_ids(&mut held, 2).await,
-        [1, 2],
-        "answers leave in request order"
+    let _ = done.send(());
+    assert!(
+        !watchdog.join().unwrap(),
+        "with {held} brief calls held, the other connections were answered only once the watchdog opened the gate"
     );
+    for holder in &mut holders {
+        assert_eq!(
+            answered_ids(holder, 2).await,
+            [1, 2],
+            "answers leave in request order"
+        );
+    }
     rt.shutdown().await;
 }
 
-/// On a multi-threaded runtime a brief call runs on its connection's task inside
-/// `block_in_place`, so the worker's other tasks move to another thread. One worker: a call
-/// run bare on the task would stall every connection (this test would hang).
+/// On a multi-threaded runtime of one worker a brief call runs on its connection's task
+/// inside `block_in_place`, so the worker's other tasks move to another thread. Run bare
+/// on the task, it would stall every connection (this test would hang).
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn a_brief_call_held_on_its_connection_stalls_no_other_connection() {
-    a_held_brief_call_stalls_no_other_connection().await;
+    held_brief_calls_stall_no_other_connection(1).await;
+}
+
+/// Two workers, two and then three brief calls held at once, each inside `block_in_place`.
+/// A brief call run bare on its worker, even while another worker runs none, is not safe:
+/// the other worker may be asleep with nobody polling tokio's I/O driver, so new
+/// connections and answers wait for the held call (tried on 2026-12-03 for the hand-off's
+/// ~10 µs: this test then failed in 8 runs of 12).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn brief_calls_held_on_every_worker_stall_no_other_connection() {
+    held_brief_calls_stall_no_other_connection(2).await;
+    held_brief_calls_stall_no_other_connection(3).await;
 }
 
 /// On a current-thread runtime (where `block_in_place` would panic) a brief call runs on
 /// the blocking pool: run bare on the one thread, it would stall every connection.
 #[tokio::test(flavor = "current_thread")]
 async fn a_brief_call_on_a_current_thread_runtime_runs_on_the_blocking_pool() {
-    a_held_brief_call_stalls_no_other_connection().await;
+    held_brief_calls_stall_no_other_connection(1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
