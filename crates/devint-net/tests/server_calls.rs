@@ -18,6 +18,8 @@ struct SlowListFastRest {
     inner: CountingBackend,
     gate: Arc<Gate>,
     list_kind: CallKind,
+    /// How many statuses had run when `list_tools` last started.
+    statuses_before_list: AtomicUsize,
 }
 
 impl SlowListFastRest {
@@ -26,6 +28,7 @@ impl SlowListFastRest {
             inner: CountingBackend::default(),
             gate: gate.clone(),
             list_kind,
+            statuses_before_list: AtomicUsize::new(0),
         })
     }
 }
@@ -41,6 +44,8 @@ impl Lifecycle for SlowListFastRest {
         self.inner.knows_tool(tool)
     }
     fn list_tools(&self, auth: &Authorization) -> Result<ToolList, LifecycleError> {
+        self.statuses_before_list
+            .store(self.inner.calls(Verb::Status), Ordering::SeqCst);
         self.gate.wait();
         self.inner.list_tools(auth)
     }
@@ -198,6 +203,55 @@ async fn brief_calls_held_on_every_worker_stall_no_other_connection() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_brief_call_on_a_current_thread_runtime_runs_on_the_blocking_pool() {
     held_brief_calls_stall_no_other_connection(1).await;
+}
+
+/// One client that always has its next request waiting (thousands pipelined, its answers
+/// read as fast as they come) does not keep its worker from another connection: on a
+/// runtime of one worker, another client's `list_tools` runs after a few of the flood's
+/// reads, not after the task's whole cooperative budget of them (thousands of statuses).
+/// Counted, not timed: how many statuses ran before the `list_tools` did.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_client_flooding_its_connection_does_not_starve_another() {
+    use std::io::{Read, Write};
+    const FLOOD: u64 = 20_000;
+    let gate = Arc::new(Gate::default());
+    gate.release();
+    let backend = SlowListFastRest::new(&gate, CallKind::NonBlocking);
+    let mut rt = start(backend.clone(), limits());
+    let flood = rt.raw_negotiated().await.stream.into_std().unwrap();
+    flood.set_nonblocking(false).unwrap();
+    let mut reader = flood.try_clone().unwrap();
+    let drain = std::thread::spawn(move || {
+        let mut sink = vec![0u8; 64 * 1024];
+        while reader.read(&mut sink).is_ok_and(|n| n > 0) {}
+    });
+    let token = rt.token.clone();
+    let mut writer = flood;
+    let flooding = std::thread::spawn(move || {
+        let bytes: Vec<u8> = (1..=FLOOD)
+            .flat_map(|id| encode(&request(&status_of("codex"), id, &token)).unwrap())
+            .collect();
+        let _ = writer.write_all(&bytes);
+        let _ = writer.shutdown(std::net::Shutdown::Write);
+    });
+    let mut other = rt.raw_negotiated().await;
+    wait_until("the flood is being answered", || {
+        backend.inner.calls(Verb::Status) >= 100
+    })
+    .await;
+    let sent_at = backend.inner.calls(Verb::Status) as u64;
+    other
+        .send(&[request(&VerbCall::ListTools, 1, &rt.token)])
+        .await;
+    assert_eq!(answered_ids(&mut other, 1).await, [1]);
+    let waited = backend.statuses_before_list.load(Ordering::SeqCst) as u64 - sent_at;
+    assert!(
+        waited < 1_000 && sent_at < FLOOD,
+        "list_tools waited behind {waited} of the flood's statuses ({sent_at} ran before it was sent)"
+    );
+    flooding.join().unwrap();
+    drain.join().unwrap();
+    rt.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

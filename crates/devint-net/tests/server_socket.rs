@@ -200,6 +200,69 @@ async fn pipelined_requests_are_answered_in_order_when_an_earlier_call_is_slower
     rt.shutdown().await;
 }
 
+/// Requests written in pieces of every size (a byte at a time, splits inside a frame,
+/// several frames and part of the next in one write) are each run and answered exactly
+/// once, in order, whether the calls answer at once or wait in the queue: what the server
+/// reads at a frame boundary it peeks, and takes off the socket exactly once after
+/// answering. Taking it off twice loses requests; never, answers them again.
+async fn requests_in_pieces_are_each_answered_once_in_order(delay: Option<Duration>) {
+    let backend = Arc::new(CountingBackend::default());
+    backend.set_delay(delay);
+    let mut rt = start(backend.clone(), limits());
+    let mut raw = rt.raw_negotiated().await;
+    let t = rt.token.clone();
+    let ids: Vec<u64> = (1..=24).collect();
+    let bytes: Vec<u8> = ids
+        .iter()
+        .map(|&id| {
+            let tool = if id % 2 == 0 { "codex" } else { "claude-code" };
+            encode(&request(&status_of(tool), id, &t)).unwrap()
+        })
+        .collect::<Vec<_>>()
+        .concat();
+    let one = bytes.len() / ids.len();
+    let pieces = [1, 2, 3, one - 1, one + 1, 2 * one + 5, 7, one, 64];
+    let mut at = 0;
+    for piece in pieces.iter().cycle() {
+        if at == bytes.len() {
+            break;
+        }
+        let n = (*piece).min(bytes.len() - at);
+        raw.stream.write_all(&bytes[at..at + n]).await.unwrap();
+        at += n;
+        // Pacing, not timing: the server gets a chance to read each piece on its own.
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let mut answered = Vec::new();
+    for _ in 0..ids.len() {
+        let frame = raw.recv().await.expect("an answer");
+        assert!(matches!(frame, ServerFrame::Response(_)), "{frame:?}");
+        answered.push(answered_id(&frame));
+    }
+    assert_eq!(answered, ids, "every request answered once, in order");
+    raw.stream.shutdown().await.unwrap();
+    assert!(
+        raw.until_closed().await.is_empty(),
+        "no request answered twice"
+    );
+    assert_eq!(
+        backend.calls(Verb::Status),
+        ids.len(),
+        "every call ran once"
+    );
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_in_pieces_answered_at_once_are_each_answered_once_in_order() {
+    requests_in_pieces_are_each_answered_once_in_order(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_in_pieces_answered_off_the_workers_are_each_answered_once_in_order() {
+    requests_in_pieces_are_each_answered_once_in_order(Some(Duration::from_millis(1))).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_backend_call_does_not_delay_another_connection() {
     let (gate, backend) = gated_codex();

@@ -13,6 +13,12 @@
 //! call finishes first. Answers whose turn has come
 //! are written together, each frame whole (spec §2).
 //!
+//! A read that starts at a frame boundary peeks (`MSG_PEEK`): the request stays on the
+//! socket until its answer is written, and is taken off right after. Taking it off frees
+//! the client's send buffer, which wakes a client already waiting for its answer; answered
+//! first, that client wakes once, to an answer, instead of twice (docs/benchmarks.md,
+//! 2026-12-03). Every byte peeked is taken off exactly once, before the next read.
+//!
 //! This task makes no protocol decision: every decision is the session core's
 //! ([`AnyConnection`]). It must never block a worker: a call that may block runs here only
 //! inside `block_in_place`, never bare.
@@ -20,7 +26,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -95,6 +101,7 @@ pub(crate) async fn run_connection(
         slot,
         busy: false,
         marked_negotiated: false,
+        moved: false,
         refusals: RefusalBudget::new(std::time::Instant::now()),
     };
     task.drive(stop).instrument(span).await
@@ -118,6 +125,9 @@ struct Task {
     busy: bool,
     /// Whether the slot knows the connection negotiated.
     marked_negotiated: bool,
+    /// Whether a call ran inside `block_in_place` since the last read: the worker's other
+    /// tasks have moved on to another thread already.
+    moved: bool,
     /// How many of this connection's refusals are recorded one by one.
     refusals: RefusalBudget,
 }
@@ -149,6 +159,11 @@ impl Task {
         tokio::pin!(timer);
         let mut stopping = false;
         let mut peer_done_sending = false;
+        // Bytes read with `MSG_PEEK` and still on the socket: taken off once the answers
+        // they brought are written.
+        let mut peeked = 0usize;
+        // Whether the last turn read bytes.
+        let mut read_some = false;
         // Made once and kept: each stays registered with what it waits on (the server's
         // shutdown signal, shared by every connection, and this slot's eviction notice)
         // instead of registering and withdrawing, under their locks, at every turn below.
@@ -206,6 +221,21 @@ impl Task {
             if !self.out.is_empty() && !self.flush(limits.write_timeout).await {
                 return;
             }
+            if peeked > 0 {
+                if consume(&self.stream, peeked).is_err() {
+                    return;
+                }
+                peeked = 0;
+            }
+            // This client sent again already: a turn for the other connections on this
+            // worker first. Reading and answering it at once, read after read, kept the
+            // worker from them (a 2 ms tail at 16 connections). Not after `block_in_place`:
+            // those tasks moved on with the worker already, and a yield would only add a
+            // hand-off to each round trip (docs/benchmarks.md, 2026-12-03).
+            let moved = std::mem::take(&mut self.moved);
+            if std::mem::take(&mut read_some) && !moved && sent_again(&self.stream) {
+                tokio::task::yield_now().await;
+            }
             if !self.reading && self.queue.is_empty() {
                 break;
             }
@@ -220,8 +250,11 @@ impl Task {
                 Some(Queued::Running(running)) => Some(running),
                 _ => None,
             };
+            // At a frame boundary the next bytes may be a whole request: read them without
+            // taking them off the socket, and take them off after its answer is written.
+            let peek = self.decoder.at_frame_boundary();
             tokio::select! {
-                event = stream_event(&mut self.stream, &mut buf, may_read, watch_gone) => match event {
+                event = stream_event(&mut self.stream, &mut buf, may_read, peek, watch_gone) => match event {
                     StreamEvent::Read(Ok(0)) => {
                         // The peer sent its last byte; it may still read its answers
                         // (a half close) unless it is gone altogether (watched below).
@@ -229,7 +262,13 @@ impl Task {
                         peer_done_sending = true;
                     }
                     StreamEvent::Read(Err(_)) => return,
-                    StreamEvent::Read(Ok(_)) => last_activity = Instant::now(),
+                    StreamEvent::Read(Ok(n)) => {
+                        if peek {
+                            peeked = n;
+                        }
+                        read_some = true;
+                        last_activity = Instant::now();
+                    }
                     // Nobody will read the answers: stop, which cancels the calls in flight
                     // (a change not past its point of no return stops; its audit record is
                     // written either way).
@@ -349,6 +388,7 @@ impl Task {
             CallKind::Brief if may_block_in_place() => {
                 let shared = &self.shared;
                 let frame = tokio::task::block_in_place(|| answer_call(shared, dispatch, now));
+                self.moved = true;
                 self.answer(&frame);
                 return;
             }
@@ -546,16 +586,71 @@ async fn stream_event(
     stream: &mut UnixStream,
     buf: &mut Vec<u8>,
     read: bool,
+    peek: bool,
     watch_gone: bool,
 ) -> StreamEvent {
     if read {
-        StreamEvent::Read(stream.read_buf(buf).await)
+        StreamEvent::Read(read_buf(stream, buf, peek).await)
     } else if watch_gone {
         peer_gone(stream).await;
         StreamEvent::PeerGone
     } else {
         std::future::pending().await
     }
+}
+
+/// Reads what has arrived into `buf`'s spare capacity; with `peek`, without taking it off
+/// the socket (`MSG_PEEK`: [`consume`] takes it off once the answers it brought are
+/// written).
+async fn read_buf(stream: &UnixStream, buf: &mut Vec<u8>, peek: bool) -> std::io::Result<usize> {
+    if buf.len() == buf.capacity() {
+        buf.reserve(READ_CHUNK);
+    }
+    let flags = if peek {
+        rustix::net::RecvFlags::PEEK
+    } else {
+        rustix::net::RecvFlags::empty()
+    };
+    loop {
+        // Polled for readiness (not `readable()`), so each read spends the task's
+        // cooperative budget, as tokio's own reads do.
+        std::future::poll_fn(|cx| stream.poll_read_ready(cx)).await?;
+        let read = stream.try_io(tokio::io::Interest::READABLE, || {
+            rustix::net::recv(stream, rustix::buffer::spare_capacity(buf), flags)
+                .map_err(std::io::Error::from)
+        });
+        match read {
+            Ok((n, _)) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether the peer's next bytes are already waiting (a one-byte peek that never waits; an
+/// error is left for the next read to report).
+fn sent_again(stream: &UnixStream) -> bool {
+    let mut probe = [0u8; 1];
+    let flags = rustix::net::RecvFlags::PEEK | rustix::net::RecvFlags::DONTWAIT;
+    rustix::net::recv(stream, &mut probe, flags).is_ok_and(|(n, _)| n > 0)
+}
+
+/// Takes `n` bytes already peeked off the socket.
+fn consume(stream: &UnixStream, mut n: usize) -> std::io::Result<()> {
+    let mut scratch = [0u8; READ_CHUNK];
+    while n > 0 {
+        let want = n.min(scratch.len());
+        let got = rustix::net::recv(
+            stream,
+            &mut scratch[..want],
+            rustix::net::RecvFlags::empty(),
+        )?;
+        if got.0 == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        n -= got.0;
+    }
+    Ok(())
 }
 
 /// How often a peer that stopped sending, with calls in flight, is checked for having gone.
