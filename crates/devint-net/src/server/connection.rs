@@ -17,7 +17,10 @@
 //! socket until its answer is written, and is taken off right after. Taking it off frees
 //! the client's send buffer, which wakes a client already waiting for its answer; answered
 //! first, that client wakes once, to an answer, instead of twice (docs/benchmarks.md,
-//! 2026-12-03). Every byte peeked is taken off exactly once, before the next read.
+//! 2026-12-03). Every byte peeked is taken off exactly once, before the next read. When
+//! the answers are written and the client has sent again already, the task yields its
+//! worker before reading on, so one client that always has a request waiting cannot keep
+//! the other connections on that worker waiting.
 //!
 //! This task makes no protocol decision: every decision is the session core's
 //! ([`AnyConnection`]). It must never block a worker: a call that may block runs here only
