@@ -109,7 +109,8 @@ fn built_in(id: &str, gateway: Option<&PolicyUrl>) -> Option<PolicyDocument> {
 
 /// The digest of a built-in document: of its canonical (`Debug`) form, which depends on
 /// the id and the gateway alone, so the last few are kept by those (every `plan` loads a
-/// profile; formatting and hashing the document was ~7 % of one).
+/// profile; loading one, this formatting and hashing included, was ~7.5 % of a plan's
+/// CPU on `devint serve`).
 fn built_in_digest(
     id: &PolicyProfileId,
     gateway: Option<&PolicyUrl>,
