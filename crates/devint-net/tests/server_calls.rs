@@ -1,7 +1,8 @@
 //! How the connection task runs authorised calls (issue 15 item 1): calls the backend
 //! declares non-blocking run on the connection's own task, blocking ones on the blocking
-//! pool, and their answers still leave in request order; a mutation's audit record is
-//! durable before its answer, a refusal's is not waited for.
+//! pool, brief ones inside `block_in_place`, and their answers still leave in request
+//! order; a client that always has a request waiting does not starve another connection;
+//! a mutation's audit record is durable before its answer, a refusal's is not waited for.
 //!
 //! No assertion is on elapsed time: the only timeouts are hang guards.
 

@@ -20,7 +20,8 @@
 //! 2026-12-03). Every byte peeked is taken off exactly once, before the next read. When
 //! the answers are written and the client has sent again already, the task yields its
 //! worker before reading on, so one client that always has a request waiting cannot keep
-//! the other connections on that worker waiting.
+//! the other connections on that worker waiting (not after a call in `block_in_place`,
+//! whose worker's other tasks have moved on already).
 //!
 //! This task makes no protocol decision: every decision is the session core's
 //! ([`AnyConnection`]). It must never block a worker: a call that may block runs here only

@@ -107,27 +107,27 @@ fn built_in(id: &str, gateway: Option<&PolicyUrl>) -> Option<PolicyDocument> {
     }
 }
 
-/// The digest of a built-in document: of its canonical (`Debug`) form, which depends on
-/// the id and the gateway alone, so the last few are kept by those (every `plan` loads a
-/// profile; loading one, this formatting and hashing included, was ~7.5 % of a plan's
-/// CPU on `devint serve`).
-fn built_in_digest(
+/// The built-in document `id` with `gateway`, and its digest (of its canonical `Debug`
+/// form), or `None` for an id no built-in has. Both depend on the id and the gateway alone,
+/// so the last few are kept by those: the document and its digest are made together, from
+/// the key, and can never be paired with another key's (every `plan` loads a profile;
+/// `load` was ~7.5 % of `devint serve`'s CPU while it answered plans, this formatting and
+/// hashing included).
+fn built_in_with_digest(
     id: &PolicyProfileId,
     gateway: Option<&PolicyUrl>,
-    document: &PolicyDocument,
-) -> Digest {
-    static DIGESTS: PureMemo<(String, Option<String>), Digest> = PureMemo::new(8);
+) -> Option<(PolicyDocument, Digest)> {
+    static KEPT: PureMemo<(String, Option<String>), (PolicyDocument, Digest)> = PureMemo::new(8);
     let key = (
         id.as_str().to_owned(),
         gateway.map(|g| g.as_str().to_owned()),
     );
-    let kept = DIGESTS.get_or_try(key, 0, |_| {
-        Ok::<_, std::convert::Infallible>(sha(format!("{document:?}").as_bytes()))
-    });
-    match kept {
-        Ok(digest) => digest,
-        Err(never) => match never {},
-    }
+    KEPT.get_or_try(key, 0, |_| {
+        let document = built_in(id.as_str(), gateway).ok_or(())?;
+        let digest = sha(format!("{document:?}").as_bytes());
+        Ok::<_, ()>((document, digest))
+    })
+    .ok()
 }
 
 /// Loads the profile `id`: `profiles/<id>.toml` first (a user document shadows a built-in
@@ -172,14 +172,15 @@ pub fn load(
             })
         }
         Ok(None) => {
-            let document = built_in(id.as_str(), gateway).ok_or_else(|| ProfileError::Unknown {
-                id: id.as_str().to_owned(),
-            })?;
+            let (document, digest) =
+                built_in_with_digest(id, gateway).ok_or_else(|| ProfileError::Unknown {
+                    id: id.as_str().to_owned(),
+                })?;
             Ok(LoadedProfile {
                 id: id.clone(),
                 source: "built-in".into(),
-                digest: built_in_digest(id, gateway, &document),
                 document,
+                digest,
             })
         }
         Err(e) => Err(unloadable(e.to_string())),
@@ -343,6 +344,10 @@ mod tests {
                 let p = load(dir.path(), &id(name), gateway).unwrap();
                 let document = built_in(name, gateway).unwrap();
                 assert_eq!(p.digest, sha(format!("{document:?}").as_bytes()), "{name}");
+                assert_eq!(
+                    p.document, document,
+                    "{name}: the document kept with its key"
+                );
             }
         }
         let digest = |g| load(dir.path(), &id("recommended"), g).unwrap().digest;
