@@ -42,6 +42,19 @@ pub const FIGURES: [Figure; 9] = [
 ];
 
 impl Figure {
+    /// Its short name for `DEVINT_BENCH_FIGURES`.
+    pub fn key(self) -> String {
+        match self {
+            Figure::Handshake => "handshake".into(),
+            Figure::Denied => "denied".into(),
+            Figure::Status => "status".into(),
+            Figure::ListTools => "list_tools".into(),
+            Figure::Plan => "plan".into(),
+            Figure::Throughput(n) => format!("throughput{n}"),
+            Figure::Concurrent(n) => format!("concurrent{n}"),
+        }
+    }
+
     /// The report's name for it.
     pub fn name(self) -> String {
         match self {
@@ -193,11 +206,11 @@ fn measure_one(figure: Figure, at: &Endpoint<'_>, exchange: &Exchange, s: &Setti
 pub fn run_rounds(subjects: &[Subject], echo: &Path, settings: &Settings) -> Results {
     let mut results: Results = subjects
         .iter()
-        .map(|_| FIGURES.iter().map(|_| Vec::new()).collect())
+        .map(|_| settings.figures.iter().map(|_| Vec::new()).collect())
         .collect();
     for round in 0..settings.rounds {
         for (si, subject) in subjects.iter().enumerate() {
-            for (fi, &figure) in FIGURES.iter().enumerate() {
+            for (fi, &figure) in settings.figures.iter().enumerate() {
                 let (exchange, echo_exchange) = subject.exchanges(figure);
                 let server_at = Endpoint {
                     socket: &subject.socket,

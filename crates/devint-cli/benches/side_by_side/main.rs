@@ -10,7 +10,12 @@
 //! DEVINT_BENCH_ROUNDS=9 cargo bench -p devint-cli --bench side_by_side
 //! DEVINT_BENCH_SERVERS=embedded cargo bench -p devint-cli --bench side_by_side
 //! DEVINT_BENCH_QUICK=1 cargo bench -p devint-cli --bench side_by_side   # smoke run
+//! DEVINT_BENCH_FIGURES=denied,status cargo bench -p devint-cli --bench side_by_side
 //! ```
+//!
+//! `DEVINT_BENCH_FIGURES` keeps some figures only (handshake, denied, status, list_tools,
+//! plan, throughput1, throughput7, throughput32, concurrent16): with many rounds, a loop of
+//! one exchange to profile a server under.
 //!
 //! The same binary plays the servers: re-executed with `DEVINT_SIDE_BY_SIDE_ROLE` set to
 //! `echo` or `embedded`. `docs/benchmarks.md` explains every figure and records results.
@@ -42,6 +47,7 @@ pub struct Settings {
     servers: Vec<String>,
     budget: measure::Budget,
     window: std::time::Duration,
+    figures: Vec<figures::Figure>,
 }
 
 impl Settings {
@@ -64,9 +70,24 @@ impl Settings {
         } else {
             (Duration::from_millis(400), Duration::from_millis(600))
         };
+        let figures = match std::env::var("DEVINT_BENCH_FIGURES") {
+            Ok(keys) => keys
+                .split(',')
+                .map(str::trim)
+                .filter(|k| !k.is_empty())
+                .map(|k| {
+                    *figures::FIGURES
+                        .iter()
+                        .find(|f| f.key() == k)
+                        .unwrap_or_else(|| panic!("DEVINT_BENCH_FIGURES: unknown figure {k:?}"))
+                })
+                .collect(),
+            Err(_) => figures::FIGURES.to_vec(),
+        };
         Settings {
             rounds,
             servers,
+            figures,
             budget: measure::Budget {
                 time,
                 max_samples: 20_000,
@@ -142,6 +163,7 @@ fn drive() {
         },
         window: settings.window / 4,
         servers: Vec::new(),
+        figures: settings.figures.clone(),
     };
     figures::run_rounds(&subjects, &echo.socket, &warm);
     let results = figures::run_rounds(&subjects, &echo.socket, &settings);

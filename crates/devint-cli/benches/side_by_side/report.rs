@@ -1,7 +1,7 @@
 //! The report: per server and figure, the median over rounds of each side's value, the
 //! median ratio with its spread, and the issue-15 target where there is one.
 
-use super::figures::{Figure, Results, Subject, Value, FIGURES};
+use super::figures::{Figure, Results, Subject, Value};
 use super::Settings;
 
 /// `/proc/loadavg`'s first three fields.
@@ -122,7 +122,7 @@ pub fn print(subjects: &[Subject], results: &Results, settings: &Settings, load_
     println!("| server | figure | sizes (B) | echo | server | ratio | spread | target | met |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for (si, subject) in subjects.iter().enumerate() {
-        for (fi, &figure) in FIGURES.iter().enumerate() {
+        for (fi, &figure) in settings.figures.iter().enumerate() {
             let rounds = &results[si][fi];
             let server: Vec<Value> = rounds.iter().map(|r| r.0).collect();
             let echo: Vec<Value> = rounds.iter().map(|r| r.1).collect();
