@@ -17,11 +17,13 @@
 //! socket until its answer is written, and is taken off right after. Taking it off frees
 //! the client's send buffer, which wakes a client already waiting for its answer; answered
 //! first, that client wakes once, to an answer, instead of twice (docs/benchmarks.md,
-//! 2026-12-03). Every byte peeked is taken off exactly once, before the next read. When
-//! the answers are written and the client has sent again already, the task yields its
-//! worker before reading on, so one client that always has a request waiting cannot keep
-//! the other connections on that worker waiting (not after a call in `block_in_place`,
-//! whose worker's other tasks have moved on already).
+//! 2026-12-03). Every byte peeked is taken off exactly once, before the next read. A read
+//! that took everything there was clears the socket's readiness (as tokio's own reads do),
+//! so the next read waits for the driver's word, in turn with the other connections, with
+//! no `recv` answered `EAGAIN` first; after a read that filled the buffer, the task yields
+//! its worker before reading on, so one client that always has requests waiting cannot
+//! keep the other connections on that worker waiting (not after a call in
+//! `block_in_place`, whose worker's other tasks have moved on already).
 //!
 //! This task makes no protocol decision: every decision is the session core's
 //! ([`AnyConnection`]). It must never block a worker: a call that may block runs here only
@@ -166,8 +168,8 @@ impl Task {
         // Bytes read with `MSG_PEEK` and still on the socket: taken off once the answers
         // they brought are written.
         let mut peeked = 0usize;
-        // Whether the last turn read bytes.
-        let mut read_some = false;
+        // Whether the last read filled the buffer (more may be waiting).
+        let mut read_full = false;
         // Made once and kept: each stays registered with what it waits on (the server's
         // shutdown signal, shared by every connection, and this slot's eviction notice)
         // instead of registering and withdrawing, under their locks, at every turn below.
@@ -231,13 +233,14 @@ impl Task {
                 }
                 peeked = 0;
             }
-            // This client sent again already: a turn for the other connections on this
-            // worker first. Reading and answering it at once, read after read, kept the
-            // worker from them (a 2 ms tail at 16 connections). Not after `block_in_place`:
-            // those tasks moved on with the worker already, and a yield would only add a
-            // hand-off to each round trip (docs/benchmarks.md, 2026-12-03).
+            // The last read filled the buffer, so this client has more waiting: a turn for
+            // the other connections on this worker first. Reading and answering it at
+            // once, read after read, kept the worker from them. (After a short read the
+            // readiness is cleared instead, and the next read waits for the driver like
+            // every other connection's: see `read_buf`.) Not after `block_in_place`: those
+            // tasks moved on with the worker already (docs/benchmarks.md, 2026-12-03).
             let moved = std::mem::take(&mut self.moved);
-            if std::mem::take(&mut read_some) && !moved && sent_again(&self.stream) {
+            if std::mem::take(&mut read_full) && !moved {
                 tokio::task::yield_now().await;
             }
             if !self.reading && self.queue.is_empty() {
@@ -259,18 +262,18 @@ impl Task {
             let peek = self.decoder.at_frame_boundary();
             tokio::select! {
                 event = stream_event(&mut self.stream, &mut buf, may_read, peek, watch_gone) => match event {
-                    StreamEvent::Read(Ok(0)) => {
+                    StreamEvent::Read(Ok(Read { n: 0, .. })) => {
                         // The peer sent its last byte; it may still read its answers
                         // (a half close) unless it is gone altogether (watched below).
                         self.reading = false;
                         peer_done_sending = true;
                     }
                     StreamEvent::Read(Err(_)) => return,
-                    StreamEvent::Read(Ok(n)) => {
+                    StreamEvent::Read(Ok(Read { n, full })) => {
                         if peek {
                             peeked = n;
                         }
-                        read_some = true;
+                        read_full = full;
                         last_activity = Instant::now();
                     }
                     // Nobody will read the answers: stop, which cancels the calls in flight
@@ -313,7 +316,8 @@ impl Task {
                 }
             }
         }
-        let _ = self.stream.shutdown().await;
+        // Dropping the stream closes it: the peer reads the end of the stream (a
+        // `shutdown` first would only add a system call to every connection).
     }
 
     /// Act on one step of the session core.
@@ -581,7 +585,7 @@ async fn next_answer(head: Option<&mut Running>, grace: std::time::Duration) -> 
 
 /// What happened on the socket.
 enum StreamEvent {
-    Read(std::io::Result<usize>),
+    Read(std::io::Result<Read>),
     PeerGone,
 }
 
@@ -603,10 +607,27 @@ async fn stream_event(
     }
 }
 
+/// What one read brought.
+struct Read {
+    /// Bytes read (0: the peer closed its side).
+    n: usize,
+    /// Whether the read filled the buffer: more may be waiting on the socket already.
+    full: bool,
+}
+
 /// Reads what has arrived into `buf`'s spare capacity; with `peek`, without taking it off
 /// the socket (`MSG_PEEK`: [`consume`] takes it off once the answers it brought are
 /// written).
-async fn read_buf(stream: &UnixStream, buf: &mut Vec<u8>, peek: bool) -> std::io::Result<usize> {
+///
+/// A read that does not fill the buffer took everything there was: the socket's readiness
+/// is cleared, as tokio's own reads do after a short read, so the next read waits for the
+/// driver to report new bytes instead of asking the socket first (a `recv` answered
+/// `EAGAIN`), and a connection whose client sent again meanwhile waits its turn behind the
+/// other connections the driver woke. Tokio clears readiness only when the operation in
+/// `try_io` says it would block, and only if no new event arrived while it ran (its
+/// readiness tick): the short read is reported to `try_io` as would-block and its count
+/// kept, so a readiness event that raced the read is never lost.
+async fn read_buf(stream: &UnixStream, buf: &mut Vec<u8>, peek: bool) -> std::io::Result<Read> {
     if buf.len() == buf.capacity() {
         buf.reserve(READ_CHUNK);
     }
@@ -619,24 +640,23 @@ async fn read_buf(stream: &UnixStream, buf: &mut Vec<u8>, peek: bool) -> std::io
         // Polled for readiness (not `readable()`), so each read spends the task's
         // cooperative budget, as tokio's own reads do.
         std::future::poll_fn(|cx| stream.poll_read_ready(cx)).await?;
+        let room = buf.capacity() - buf.len();
+        let mut short = None;
         let read = stream.try_io(tokio::io::Interest::READABLE, || {
-            rustix::net::recv(stream, rustix::buffer::spare_capacity(buf), flags)
-                .map_err(std::io::Error::from)
+            let (n, _) = rustix::net::recv(stream, rustix::buffer::spare_capacity(buf), flags)?;
+            if n > 0 && n < room {
+                short = Some(n);
+                return Err(std::io::ErrorKind::WouldBlock.into());
+            }
+            Ok(n)
         });
-        match read {
-            Ok((n, _)) => return Ok(n),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
-            Err(e) => return Err(e),
+        match (read, short) {
+            (_, Some(n)) => return Ok(Read { n, full: false }),
+            (Ok(n), None) => return Ok(Read { n, full: n > 0 }),
+            (Err(e), None) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            (Err(e), None) => return Err(e),
         }
     }
-}
-
-/// Whether the peer's next bytes are already waiting (a one-byte peek that never waits; an
-/// error is left for the next read to report).
-fn sent_again(stream: &UnixStream) -> bool {
-    let mut probe = [0u8; 1];
-    let flags = rustix::net::RecvFlags::PEEK | rustix::net::RecvFlags::DONTWAIT;
-    rustix::net::recv(stream, &mut probe, flags).is_ok_and(|(n, _)| n > 0)
 }
 
 /// Takes `n` bytes already peeked off the socket.
