@@ -165,6 +165,12 @@ async fn accept_until(
                     let id = next_id;
                     next_id = next_id.wrapping_add(1);
                     admit(&shared, stream, id, &stop, &mut tasks);
+                    // Connections that ended since the last accept are reaped here, not
+                    // awaited: a loop waiting on the set would be woken (often from the
+                    // other worker, which must then be unparked) by every connection's end.
+                    // Unreaped, an ended connection's task keeps only its small cell, and
+                    // there are never more of them than connections allowed at once.
+                    while tasks.try_join_next().is_some() {}
                 }
                 Err(error) => {
                     // EMFILE and friends: back off instead of spinning.
@@ -173,7 +179,6 @@ async fn accept_until(
                     backoff = (backoff * 2).min(Duration::from_secs(1));
                 }
             },
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
     }
     (listener, tasks)
