@@ -211,7 +211,10 @@ mod tests {
             for bit in 0..8 {
                 let mut other = digest.0;
                 other[byte] ^= 1 << bit;
-                assert!(digest != TokenDigest(other), "byte {byte}, bit {bit} ignored");
+                assert!(
+                    digest != TokenDigest(other),
+                    "byte {byte}, bit {bit} ignored"
+                );
             }
         }
     }

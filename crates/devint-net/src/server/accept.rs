@@ -262,3 +262,52 @@ fn connection_limit(refusal: SlotRefusal) -> ConnectionLimit {
         SlotRefusal::PerUid => ConnectionLimit::PerUid,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::book::{BookFile, SharedBook};
+    use devint::audit::MemoryAuditSink;
+    use devint::testing::CountingBackend;
+
+    /// The accept loop does not wait on its set of connections (which would wake it at
+    /// every connection's end); it reaps the ended ones at the next accept, so they do not
+    /// pile up. Counted: without the reaping, the set would hold every connection below.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ended_connections_are_reaped_at_the_next_accept() {
+        const CONNECTIONS: usize = 50;
+        let dir = tempfile::Builder::new()
+            .prefix("dacc")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
+        std::fs::set_permissions(dir.path(), private).unwrap();
+        let book = SharedBook::open(BookFile::new(dir.path().join("book.json"))).unwrap();
+        let server = Server::builder(
+            Arc::new(book),
+            Arc::new(CountingBackend::default()),
+            Arc::new(MemoryAuditSink::new()),
+        )
+        .build();
+        let path = dir.path().join("s.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let (_stop_tx, stop_rx) = watch::channel(false);
+        let (halt, halted) = oneshot::channel();
+        let shared = Arc::clone(&server.shared);
+        let accepting = tokio::spawn(accept_until(shared, listener, stop_rx, halted));
+        for _ in 0..CONNECTIONS {
+            drop(tokio::net::UnixStream::connect(&path).await.unwrap());
+            // The connection is accepted, sees the end of its stream and gives back its slot.
+            while server.shared.slots.open() > 0 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+        let _ = halt.send(());
+        let (_listener, tasks) = accepting.await.unwrap();
+        assert!(
+            tasks.len() < 5,
+            "{} of {CONNECTIONS} ended connections were still held by the accept loop",
+            tasks.len()
+        );
+    }
+}
