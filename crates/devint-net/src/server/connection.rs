@@ -626,7 +626,9 @@ struct Read {
 /// other connections the driver woke. Tokio clears readiness only when the operation in
 /// `try_io` says it would block, and only if no new event arrived while it ran (its
 /// readiness tick): the short read is reported to `try_io` as would-block and its count
-/// kept, so a readiness event that raced the read is never lost.
+/// kept, so a readiness event that raced the read is never lost. (The kernel also ends a
+/// read early at a message carrying descriptors, which DI-API never sends: the bytes after
+/// it wait for that client's next bytes or its timeout, and no other connection waits.)
 async fn read_buf(stream: &UnixStream, buf: &mut Vec<u8>, peek: bool) -> std::io::Result<Read> {
     if buf.len() == buf.capacity() {
         buf.reserve(READ_CHUNK);
