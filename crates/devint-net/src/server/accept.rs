@@ -295,12 +295,26 @@ mod tests {
         let (halt, halted) = oneshot::channel();
         let shared = Arc::clone(&server.shared);
         let accepting = tokio::spawn(accept_until(shared, listener, stop_rx, halted));
-        for _ in 0..CONNECTIONS {
-            drop(tokio::net::UnixStream::connect(&path).await.unwrap());
-            // The connection is accepted, sees the end of its stream and gives back its slot.
-            while server.shared.slots.open() > 0 {
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
+        // Waits for the slot count; a hang guard only, no assertion on time.
+        let slots_open = |want: usize| {
+            let slots = &server.shared.slots;
+            tokio::time::timeout(Duration::from_secs(30), async move {
+                while slots.open() != want {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            })
+        };
+        for n in 0..CONNECTIONS {
+            let client = tokio::net::UnixStream::connect(&path).await.unwrap();
+            // Accepted (its slot taken), then ended: it reads the end of its stream and its
+            // task gives the slot back.
+            slots_open(1)
+                .await
+                .unwrap_or_else(|_| panic!("connection {n} never accepted"));
+            drop(client);
+            slots_open(0)
+                .await
+                .unwrap_or_else(|_| panic!("connection {n} never ended"));
         }
         let _ = halt.send(());
         let (_listener, tasks) = accepting.await.unwrap();
