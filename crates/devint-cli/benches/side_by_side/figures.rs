@@ -55,6 +55,20 @@ impl Figure {
         }
     }
 
+    /// The figure whose key is `key`; an unknown key stops the bench, naming the keys.
+    pub fn from_key(key: &str) -> Figure {
+        FIGURES
+            .into_iter()
+            .find(|f| f.key() == key)
+            .unwrap_or_else(|| {
+                let keys: Vec<String> = FIGURES.iter().map(|f| f.key()).collect();
+                panic!(
+                    "DEVINT_BENCH_FIGURES: unknown figure {key:?} (known: {})",
+                    keys.join(", ")
+                )
+            })
+    }
+
     /// The report's name for it.
     pub fn name(self) -> String {
         match self {

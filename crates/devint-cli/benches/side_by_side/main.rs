@@ -13,9 +13,9 @@
 //! DEVINT_BENCH_FIGURES=denied,status cargo bench -p devint-cli --bench side_by_side
 //! ```
 //!
-//! `DEVINT_BENCH_FIGURES` keeps some figures only (handshake, denied, status, list_tools,
-//! plan, throughput1, throughput7, throughput32, concurrent16): with many rounds, a loop of
-//! one exchange to profile a server under.
+//! `DEVINT_BENCH_FIGURES` keeps some figures only, by their keys (`figures::Figure::key`; an
+//! unknown key is refused with the list): with many rounds, a loop of one exchange to
+//! profile a server under.
 //!
 //! The same binary plays the servers: re-executed with `DEVINT_SIDE_BY_SIDE_ROLE` set to
 //! `echo` or `embedded`. `docs/benchmarks.md` explains every figure and records results.
@@ -59,30 +59,20 @@ impl Settings {
             .and_then(|v| v.parse().ok())
             .filter(|r| *r > 0)
             .unwrap_or(if quick { 1 } else { 5 });
-        let servers = std::env::var("DEVINT_BENCH_SERVERS")
-            .unwrap_or_else(|_| "embedded,serve".into())
-            .split(',')
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-            .collect();
+        let servers = env_list("DEVINT_BENCH_SERVERS")
+            .unwrap_or_else(|| vec!["embedded".into(), "serve".into()]);
         let (time, window) = if quick {
             (Duration::from_millis(40), Duration::from_millis(60))
         } else {
             (Duration::from_millis(400), Duration::from_millis(600))
         };
-        let figures = match std::env::var("DEVINT_BENCH_FIGURES") {
-            Ok(keys) => keys
-                .split(',')
-                .map(str::trim)
-                .filter(|k| !k.is_empty())
-                .map(|k| {
-                    *figures::FIGURES
-                        .iter()
-                        .find(|f| f.key() == k)
-                        .unwrap_or_else(|| panic!("DEVINT_BENCH_FIGURES: unknown figure {k:?}"))
-                })
-                .collect(),
-            Err(_) => figures::FIGURES.to_vec(),
+        let figures = match env_list("DEVINT_BENCH_FIGURES") {
+            Some(keys) => {
+                let chosen: Vec<_> = keys.iter().map(|k| figures::Figure::from_key(k)).collect();
+                assert!(!chosen.is_empty(), "DEVINT_BENCH_FIGURES names no figure");
+                chosen
+            }
+            None => figures::FIGURES.to_vec(),
         };
         Settings {
             rounds,
@@ -100,6 +90,19 @@ impl Settings {
     fn wants(&self, server: &str) -> bool {
         self.servers.iter().any(|s| s == server)
     }
+}
+
+/// The comma-separated, non-empty items of the environment variable `name`, if it is set.
+fn env_list(name: &str) -> Option<Vec<String>> {
+    let value = std::env::var(name).ok()?;
+    Some(
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    )
 }
 
 fn private_dir(path: &Path) {
