@@ -138,7 +138,7 @@ impl TokenDigest {
 }
 
 // The equality below compares whole 8-byte words: no byte of a digest may fall outside them.
-const _: () = assert!(std::mem::size_of::<TokenDigest>() % 8 == 0);
+const _: () = assert!(std::mem::size_of::<TokenDigest>().is_multiple_of(8));
 
 impl PartialEq for TokenDigest {
     fn eq(&self, other: &Self) -> bool {

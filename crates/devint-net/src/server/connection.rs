@@ -654,7 +654,7 @@ async fn read_buf(stream: &UnixStream, buf: &mut Vec<u8>, peek: bool) -> std::io
         });
         match (read, short) {
             (_, Some(n)) => return Ok(Read { n, full: false }),
-            (Ok(n), None) => return Ok(Read { n, full: n > 0 }),
+            (Ok(n), None) => return Ok(Read { n, full: n == room }),
             (Err(e), None) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
             (Err(e), None) => return Err(e),
         }
