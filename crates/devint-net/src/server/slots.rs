@@ -9,6 +9,10 @@
 //! busy the newcomer is refused. Idleness is a logical clock (a counter bumped at each
 //! change of state), so the order is exact and this module reads no time.
 //!
+//! How many connections are open is mirrored in an atomic, refreshed by every change of the
+//! table as its lock is released, so a connection task can read it at every request without
+//! taking the lock (see [`ConnectionSlots::open`]).
+//!
 //! This module decides and accounts; it never touches a socket. The evicted connection's
 //! slot leaves the counts at once (the newcomer takes it) and the evicted task learns of
 //! it through its [`Slot`] and closes.
@@ -16,11 +20,11 @@
 use std::collections::HashMap;
 
 #[cfg(loom)]
-use loom::sync::atomic::{AtomicBool, Ordering};
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 #[cfg(loom)]
 use loom::sync::{Arc, Mutex};
 #[cfg(not(loom))]
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 #[cfg(not(loom))]
 use std::sync::{Arc, Mutex};
 
@@ -120,10 +124,57 @@ impl Table {
     }
 }
 
+/// The table, behind its lock, and the count of its open connections, readable without it.
+#[derive(Debug, Default)]
+struct Inner {
+    table: Mutex<Table>,
+    /// `table.open.len()` as of the last release of the lock.
+    open: AtomicUsize,
+}
+
+#[cfg(not(loom))]
+type Guard<'a> = std::sync::MutexGuard<'a, Table>;
+#[cfg(loom)]
+type Guard<'a> = loom::sync::MutexGuard<'a, Table>;
+
+/// The table, locked; released by dropping, which first brings the lock-free count in step.
+struct Locked<'a> {
+    table: Guard<'a>,
+    count: &'a AtomicUsize,
+}
+
+impl Inner {
+    fn lock(&self) -> Locked<'_> {
+        Locked {
+            table: self.table.lock().unwrap_or_else(|p| p.into_inner()),
+            count: &self.open,
+        }
+    }
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Table;
+    fn deref(&self) -> &Table {
+        &self.table
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Table {
+        &mut self.table
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        self.count.store(self.table.open.len(), Ordering::Relaxed);
+    }
+}
+
 /// The shared table of open connections.
 #[derive(Debug, Clone)]
 pub struct ConnectionSlots {
-    table: Arc<Mutex<Table>>,
+    inner: Arc<Inner>,
     max_total: usize,
     max_per_uid: usize,
 }
@@ -131,26 +182,16 @@ pub struct ConnectionSlots {
 /// One open connection's slot; released when dropped.
 #[derive(Debug)]
 pub struct Slot {
-    table: Arc<Mutex<Table>>,
+    inner: Arc<Inner>,
     connection: u64,
     notice: Arc<Notice>,
-}
-
-#[cfg(not(loom))]
-fn lock(table: &Mutex<Table>) -> std::sync::MutexGuard<'_, Table> {
-    table.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-#[cfg(loom)]
-fn lock(table: &Mutex<Table>) -> loom::sync::MutexGuard<'_, Table> {
-    table.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ConnectionSlots {
     /// A table with these limits.
     pub fn new(max_total: usize, max_per_uid: usize) -> ConnectionSlots {
         ConnectionSlots {
-            table: Arc::new(Mutex::new(Table::default())),
+            inner: Arc::new(Inner::default()),
             max_total,
             max_per_uid,
         }
@@ -160,7 +201,7 @@ impl ConnectionSlots {
     /// been idle longest (of this uid, at the per-uid limit) to make room; refuse, naming
     /// the limit, only when every connection that could make room is busy.
     pub fn acquire(&self, uid: u32, connection: u64) -> Result<Admission, SlotRefusal> {
-        let mut table = lock(&self.table);
+        let mut table = self.inner.lock();
         let mine = table.per_uid.get(&uid).copied().unwrap_or(0);
         let full = if mine >= self.max_per_uid {
             Some((SlotRefusal::PerUid, Some(uid)))
@@ -200,7 +241,7 @@ impl ConnectionSlots {
         );
         Ok(Admission {
             slot: Slot {
-                table: Arc::clone(&self.table),
+                inner: Arc::clone(&self.inner),
                 connection,
                 notice,
             },
@@ -208,16 +249,17 @@ impl ConnectionSlots {
         })
     }
 
-    /// Connections open now (an evicted one no longer counts).
+    /// Connections open now (an evicted one no longer counts), as of the last change of
+    /// the table: read without its lock.
     pub fn open(&self) -> usize {
-        lock(&self.table).open.len()
+        self.inner.open.load(Ordering::Relaxed)
     }
 }
 
 impl Slot {
     /// The connection negotiated: it is no longer evicted before the handshaking ones.
     pub fn negotiated(&self) {
-        let mut table = lock(&self.table);
+        let mut table = self.inner.lock();
         let since = table.tick();
         if let Some(e) = table.open.get_mut(&self.connection) {
             e.stage = e.stage.max(Stage::Negotiated);
@@ -228,7 +270,7 @@ impl Slot {
     /// Mark the connection busy (a call is about to run: never evicted from now) or idle
     /// again (every answer written). False when it was already evicted: nothing may run.
     pub fn set_busy(&self, busy: bool) -> bool {
-        let mut table = lock(&self.table);
+        let mut table = self.inner.lock();
         let since = table.tick();
         match table.open.get_mut(&self.connection) {
             Some(e) => {
@@ -273,7 +315,7 @@ async fn wait_evicted(notice: Arc<Notice>) {
 impl Drop for Slot {
     fn drop(&mut self) {
         // An evicted slot already left the counts.
-        lock(&self.table).release(self.connection);
+        self.inner.lock().release(self.connection);
     }
 }
 
