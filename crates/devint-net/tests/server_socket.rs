@@ -202,13 +202,22 @@ async fn pipelined_requests_are_answered_in_order_when_an_earlier_call_is_slower
 
 /// Requests written in pieces of every size (a byte at a time, splits inside a frame,
 /// several frames and part of the next in one write) are each run and answered exactly
-/// once, in order, whether the calls answer at once or wait in the queue: what the server
-/// reads at a frame boundary it peeks, and takes off the socket exactly once after
-/// answering. Taking it off twice loses requests; never, answers them again.
-async fn requests_in_pieces_are_each_answered_once_in_order(delay: Option<Duration>) {
+/// once, in order, whether the calls answer at once or wait in the queue, and whether the
+/// connection is alone (each read takes what it read off the socket) or has `company` (what
+/// the server reads at a frame boundary it peeks, and takes off the socket exactly once
+/// after answering). Taking it off twice loses requests; never, answers them again.
+async fn requests_in_pieces_are_each_answered_once_in_order(
+    delay: Option<Duration>,
+    company: bool,
+) {
     let backend = Arc::new(CountingBackend::default());
     backend.set_delay(delay);
     let mut rt = start(backend.clone(), limits());
+    let other = if company {
+        Some(rt.raw_negotiated().await)
+    } else {
+        None
+    };
     let mut raw = rt.raw_negotiated().await;
     let t = rt.token.clone();
     let ids: Vec<u64> = (1..=24).collect();
@@ -250,17 +259,28 @@ async fn requests_in_pieces_are_each_answered_once_in_order(delay: Option<Durati
         ids.len(),
         "every call ran once"
     );
+    drop(other);
     rt.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_in_pieces_answered_at_once_are_each_answered_once_in_order() {
-    requests_in_pieces_are_each_answered_once_in_order(None).await;
+    requests_in_pieces_are_each_answered_once_in_order(None, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_in_pieces_answered_off_the_workers_are_each_answered_once_in_order() {
-    requests_in_pieces_are_each_answered_once_in_order(Some(Duration::from_millis(1))).await;
+    requests_in_pieces_are_each_answered_once_in_order(Some(Duration::from_millis(1)), false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_in_pieces_peeked_and_answered_at_once_are_each_answered_once_in_order() {
+    requests_in_pieces_are_each_answered_once_in_order(None, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_in_pieces_peeked_and_answered_off_the_workers_are_each_answered_once_in_order() {
+    requests_in_pieces_are_each_answered_once_in_order(Some(Duration::from_millis(1)), true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,13 +13,18 @@
 //! call finishes first. Answers whose turn has come
 //! are written together, each frame whole (spec §2).
 //!
-//! A read that starts at a frame boundary peeks (`MSG_PEEK`): the request stays on the
-//! socket until its answer is written, and is taken off right after. Taking it off frees
-//! the client's send buffer, which wakes a client already waiting for its answer; answered
-//! first, that client wakes once, to an answer, instead of twice (docs/benchmarks.md,
-//! 2026-12-03). Every byte peeked is taken off exactly once, before the next read. A read
-//! that took everything there was clears the socket's readiness (as tokio's own reads do),
-//! so the next read waits for the driver's word, in turn with the other connections, with
+//! Taking a request off the socket frees the client's send buffer, which wakes a client
+//! already waiting for its answer. While other connections are open, a read that starts at
+//! a frame boundary therefore peeks (`MSG_PEEK`): the request stays on the socket until its
+//! answer is written, and is taken off right after; answered first, that client wakes
+//! once, to an answer, instead of twice, and a client woken early cannot push the worker
+//! off the connections waiting for it (docs/benchmarks.md, 2026-12-03). A connection that
+//! is the only one open reads and takes off at once: nothing waits for its worker, and the
+//! early wake-up overlaps the client's own wake-up with the work on its request — on a host
+//! where waking an idle CPU is slow, that is most of a round trip (docs/benchmarks.md,
+//! 2026-12-04, later). Every byte peeked is taken off exactly once, before the next read.
+//! A read that took everything there was clears the socket's readiness (as tokio's own
+//! reads do), so the next read waits for the driver's word, in turn with the other connections, with
 //! no `recv` answered `EAGAIN` first; after a read that filled the buffer, the task yields
 //! its worker before reading on, so one client that always has requests waiting cannot
 //! keep the other connections on that worker waiting (not after a call in
@@ -257,9 +262,10 @@ impl Task {
                 Some(Queued::Running(running)) => Some(running),
                 _ => None,
             };
-            // At a frame boundary the next bytes may be a whole request: read them without
-            // taking them off the socket, and take them off after its answer is written.
-            let peek = self.decoder.at_frame_boundary();
+            // At a frame boundary the next bytes may be a whole request: with other
+            // connections open, read them without taking them off the socket, and take them
+            // off after its answer is written; alone, take them off at once (module doc).
+            let peek = self.decoder.at_frame_boundary() && self.shared.slots.open() > 1;
             tokio::select! {
                 event = stream_event(&mut self.stream, &mut buf, may_read, peek, watch_gone) => match event {
                     StreamEvent::Read(Ok(Read { n: 0, .. })) => {
