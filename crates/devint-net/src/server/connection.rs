@@ -23,12 +23,13 @@
 //! early wake-up overlaps the client's own wake-up with the work on its request — on a host
 //! where waking an idle CPU is slow, that is most of a round trip (docs/benchmarks.md,
 //! 2026-12-04, later). Every byte peeked is taken off exactly once, before the next read.
+//!
 //! A read that took everything there was clears the socket's readiness (as tokio's own
-//! reads do), so the next read waits for the driver's word, in turn with the other connections, with
-//! no `recv` answered `EAGAIN` first; after a read that filled the buffer, the task yields
-//! its worker before reading on, so one client that always has requests waiting cannot
-//! keep the other connections on that worker waiting (not after a call in
-//! `block_in_place`, whose worker's other tasks have moved on already).
+//! reads do), so the next read waits for the driver's word, in turn with the other
+//! connections, with no `recv` answered `EAGAIN` first; after a read that filled the
+//! buffer, the task yields its worker before reading on, so one client that always has
+//! requests waiting cannot keep the other connections on that worker waiting (not after a
+//! call in `block_in_place`, whose worker's other tasks have moved on already).
 //!
 //! This task makes no protocol decision: every decision is the session core's
 //! ([`AnyConnection`]). It must never block a worker: a call that may block runs here only

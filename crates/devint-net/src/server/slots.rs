@@ -140,6 +140,8 @@ type Guard<'a> = loom::sync::MutexGuard<'a, Table>;
 /// The table, locked; released by dropping, which first brings the lock-free count in step.
 struct Locked<'a> {
     table: Guard<'a>,
+    /// [`Inner::open`], stored before the guard above is released (fields drop after
+    /// `Drop::drop`), so the stores happen in the lock's order.
     count: &'a AtomicUsize,
 }
 
