@@ -14,15 +14,18 @@
 //! are written together, each frame whole (spec §2).
 //!
 //! Taking a request off the socket frees the client's send buffer, which wakes a client
-//! already waiting for its answer. While other connections are open, a read that starts at
-//! a frame boundary therefore peeks (`MSG_PEEK`): the request stays on the socket until its
-//! answer is written, and is taken off right after; answered first, that client wakes
-//! once, to an answer, instead of twice, and a client woken early cannot push the worker
-//! off the connections waiting for it (docs/benchmarks.md, 2026-12-03). A connection that
-//! is the only one open reads and takes off at once: nothing waits for its worker, and the
-//! early wake-up overlaps the client's own wake-up with the work on its request — on a host
-//! where waking an idle CPU is slow, that is most of a round trip (docs/benchmarks.md,
-//! 2026-12-04, later). Every byte peeked is taken off exactly once, before the next read.
+//! already waiting for its answer. Once negotiated, while other connections are open, a
+//! read that starts at a frame boundary therefore peeks (`MSG_PEEK`): the request stays on
+//! the socket past its answer, and the bytes of answered requests are taken off together,
+//! a few KiB at a time, so that a client woken early cannot push the worker off the
+//! connections waiting for it and most answers cost no take-off at all ([`super::intake`]
+//! owns those reads and the bytes owed: docs/benchmarks.md, 2026-12-03 and 2026-12-04,
+//! evening). A connection that is the only one open, or has not negotiated yet, reads and
+//! takes off at once: nothing waits for its worker, and the early wake-up overlaps the
+//! client's own wake-up with the work on its request — on a host where waking an idle CPU
+//! is slow, that is most of a round trip (docs/benchmarks.md, 2026-12-04, later). While it
+//! owes the socket bytes, the task checks every [`STALL_CHECK`] that its client still
+//! sends, and takes them off if not: they may be what fills a small send buffer.
 //!
 //! A read that took everything there was clears the socket's readiness (as tokio's own
 //! reads do), so the next read waits for the driver's word, in turn with the other
@@ -53,13 +56,10 @@ use devint::verbs::Sentence;
 use devint::wire::{encode, encode_into, ClientToServer, Decoder, EncodeError, Frame, ServerFrame};
 
 use super::clock::unix_now;
+use super::intake::{Intake, Read, READ_CHUNK, STALL_CHECK};
 use super::refusals::{RefusalBudget, REFUSALS_PER_WINDOW};
 use super::runtime::Shared;
 use super::slots::Slot;
-
-// Held by every open connection, idle or not: small enough for the 16 KiB per idle
-// connection budget; a large frame just takes more reads.
-const READ_CHUNK: usize = 4 * 1024;
 
 // An answer buffer grown past this by a large answer is given back once written, so an
 // idle connection does not keep it.
@@ -103,6 +103,7 @@ pub(crate) async fn run_connection(
     let meta = conn.meta();
     let span = tracing::info_span!("connection", id = meta.id, peer_uid = meta.peer_uid);
     let task = Task {
+        intake: Intake::new(),
         queue: VecDeque::new(),
         out: Vec::new(),
         decoder: Decoder::new(),
@@ -122,6 +123,8 @@ pub(crate) async fn run_connection(
 struct Task {
     shared: Arc<Shared>,
     stream: UnixStream,
+    /// Reads from the socket, and the bytes peeked that are still on it.
+    intake: Intake,
     conn: AnyConnection,
     decoder: Decoder<ClientToServer>,
     /// Answers not yet written, in request order; the head is the next to go.
@@ -145,11 +148,14 @@ struct Task {
 }
 
 impl Drop for Task {
-    /// Whatever happened to the connection, refusals counted and not yet summarised are.
+    /// Whatever happened to the connection, refusals counted and not yet summarised are;
+    /// and the bytes peeked are taken off before the socket closes, so a client that is
+    /// still reading sees the end of the stream, not a reset.
     fn drop(&mut self) {
         if let Some(count) = self.refusals.take_summary() {
             self.summarise_refusals(count);
         }
+        let _ = self.intake.take_off(&self.stream);
     }
 }
 
@@ -171,9 +177,13 @@ impl Task {
         tokio::pin!(timer);
         let mut stopping = false;
         let mut peer_done_sending = false;
-        // Bytes read with `MSG_PEEK` and still on the socket: taken off once the answers
-        // they brought are written.
-        let mut peeked = 0usize;
+        // While bytes peeked are owed to the socket: whether the client sent since the
+        // stall check was armed (module `intake`: a client whose send buffer they fill
+        // gets them taken off, at the latest one check after it last sent).
+        let stall_check = tokio::time::sleep(STALL_CHECK);
+        tokio::pin!(stall_check);
+        let mut stall_armed = false;
+        let mut sent_since_check = false;
         // Whether the last read filled the buffer (more may be waiting).
         let mut read_full = false;
         // Made once and kept: each stays registered with what it waits on (the server's
@@ -233,11 +243,8 @@ impl Task {
             if !self.out.is_empty() && !self.flush(limits.write_timeout).await {
                 return;
             }
-            if peeked > 0 {
-                if consume(&self.stream, peeked).is_err() {
-                    return;
-                }
-                peeked = 0;
+            if self.intake.settle(&self.stream).is_err() {
+                return;
             }
             // The last read filled the buffer, so this client has more waiting: a turn for
             // the other connections on this worker first. Reading and answering it at
@@ -265,10 +272,23 @@ impl Task {
             };
             // At a frame boundary the next bytes may be a whole request: with other
             // connections open, read them without taking them off the socket, and take them
-            // off after its answer is written; alone, take them off at once (module doc).
-            let peek = self.decoder.at_frame_boundary() && self.shared.slots.open() > 1;
+            // off later; alone, or before the handshake (a `Hello` is read once, and most
+            // connections that only negotiate never owe the socket a byte), take them off at
+            // once (module doc).
+            let peek =
+                negotiated && self.decoder.at_frame_boundary() && self.shared.slots.open() > 1;
+            // Bytes owed while waiting for the client: check, now and then, that it can
+            // still send (the timer moves once per check, not per request).
+            let stalls = may_read && self.intake.owes();
+            if stalls && !stall_armed {
+                stall_armed = true;
+                sent_since_check = false;
+                stall_check.as_mut().reset(Instant::now() + STALL_CHECK);
+            } else if !stalls {
+                stall_armed = false;
+            }
             tokio::select! {
-                event = stream_event(&mut self.stream, &mut buf, may_read, peek, watch_gone) => match event {
+                event = stream_event(&mut self.intake, &self.stream, &mut buf, may_read, peek, watch_gone) => match event {
                     StreamEvent::Read(Ok(Read { n: 0, .. })) => {
                         // The peer sent its last byte; it may still read its answers
                         // (a half close) unless it is gone altogether (watched below).
@@ -276,10 +296,8 @@ impl Task {
                         peer_done_sending = true;
                     }
                     StreamEvent::Read(Err(_)) => return,
-                    StreamEvent::Read(Ok(Read { n, full })) => {
-                        if peek {
-                            peeked = n;
-                        }
+                    StreamEvent::Read(Ok(Read { full, .. })) => {
+                        sent_since_check = true;
                         read_full = full;
                         last_activity = Instant::now();
                     }
@@ -294,6 +312,18 @@ impl Task {
                 outcome = next_answer(head, limits.mutation_grace) => {
                     self.answer_head(outcome);
                     last_activity = Instant::now();
+                }
+                // The client sent nothing for a whole check: maybe it cannot, its send
+                // buffer full of the bytes owed. Take them off.
+                () = &mut stall_check, if stall_armed => {
+                    if std::mem::take(&mut sent_since_check) {
+                        stall_check.as_mut().reset(Instant::now() + STALL_CHECK);
+                    } else {
+                        if self.intake.take_off(&self.stream).is_err() {
+                            return;
+                        }
+                        stall_armed = false;
+                    }
                 }
                 () = &mut timer, if timed => {
                     let due = if negotiated {
@@ -598,92 +628,21 @@ enum StreamEvent {
 
 /// The next read (when reading), else the peer's hang-up (when watched), else never.
 async fn stream_event(
-    stream: &mut UnixStream,
+    intake: &mut Intake,
+    stream: &UnixStream,
     buf: &mut Vec<u8>,
     read: bool,
     peek: bool,
     watch_gone: bool,
 ) -> StreamEvent {
     if read {
-        StreamEvent::Read(read_buf(stream, buf, peek).await)
+        StreamEvent::Read(intake.read(stream, buf, peek).await)
     } else if watch_gone {
         peer_gone(stream).await;
         StreamEvent::PeerGone
     } else {
         std::future::pending().await
     }
-}
-
-/// What one read brought.
-struct Read {
-    /// Bytes read (0: the peer closed its side).
-    n: usize,
-    /// Whether the read filled the buffer: more may be waiting on the socket already.
-    full: bool,
-}
-
-/// Reads what has arrived into `buf`'s spare capacity; with `peek`, without taking it off
-/// the socket (`MSG_PEEK`: [`consume`] takes it off once the answers it brought are
-/// written).
-///
-/// A read that does not fill the buffer took everything there was: the socket's readiness
-/// is cleared, as tokio's own reads do after a short read, so the next read waits for the
-/// driver to report new bytes instead of asking the socket first (a `recv` answered
-/// `EAGAIN`), and a connection whose client sent again meanwhile waits its turn behind the
-/// other connections the driver woke. Tokio clears readiness only when the operation in
-/// `try_io` says it would block, and only if no new event arrived while it ran (its
-/// readiness tick): the short read is reported to `try_io` as would-block and its count
-/// kept, so a readiness event that raced the read is never lost. (The kernel also ends a
-/// read early at a message carrying descriptors, which DI-API never sends: the bytes after
-/// it wait for that client's next bytes or its timeout, and no other connection waits.)
-async fn read_buf(stream: &UnixStream, buf: &mut Vec<u8>, peek: bool) -> std::io::Result<Read> {
-    if buf.len() == buf.capacity() {
-        buf.reserve(READ_CHUNK);
-    }
-    let flags = if peek {
-        rustix::net::RecvFlags::PEEK
-    } else {
-        rustix::net::RecvFlags::empty()
-    };
-    loop {
-        // Polled for readiness (not `readable()`), so each read spends the task's
-        // cooperative budget, as tokio's own reads do.
-        std::future::poll_fn(|cx| stream.poll_read_ready(cx)).await?;
-        let room = buf.capacity() - buf.len();
-        let mut short = None;
-        let read = stream.try_io(tokio::io::Interest::READABLE, || {
-            let (n, _) = rustix::net::recv(stream, rustix::buffer::spare_capacity(buf), flags)?;
-            if n > 0 && n < room {
-                short = Some(n);
-                return Err(std::io::ErrorKind::WouldBlock.into());
-            }
-            Ok(n)
-        });
-        match (read, short) {
-            (_, Some(n)) => return Ok(Read { n, full: false }),
-            (Ok(n), None) => return Ok(Read { n, full: n == room }),
-            (Err(e), None) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
-            (Err(e), None) => return Err(e),
-        }
-    }
-}
-
-/// Takes `n` bytes already peeked off the socket.
-fn consume(stream: &UnixStream, mut n: usize) -> std::io::Result<()> {
-    let mut scratch = [0u8; READ_CHUNK];
-    while n > 0 {
-        let want = n.min(scratch.len());
-        let got = rustix::net::recv(
-            stream,
-            &mut scratch[..want],
-            rustix::net::RecvFlags::empty(),
-        )?;
-        if got.0 == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        n -= got.0;
-    }
-    Ok(())
 }
 
 /// How often a peer that stopped sending, with calls in flight, is checked for having gone.

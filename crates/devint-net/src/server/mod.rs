@@ -24,6 +24,8 @@ mod config;
 #[cfg(not(loom))]
 mod connection;
 #[cfg(not(loom))]
+mod intake;
+#[cfg(not(loom))]
 mod refusals;
 mod runtime;
 mod slots;
