@@ -144,6 +144,8 @@ pub fn concurrent_latency(
 
 /// Open `connections` ready connections, start every thread at once, run `work` on each
 /// until `window` has passed; what each returned and the time from start to the last end.
+/// The window starts once every connection is open and ready: opening them is not part of
+/// the figure.
 fn concurrently<T: Send>(
     at: &Endpoint<'_>,
     connections: usize,
@@ -151,6 +153,7 @@ fn concurrently<T: Send>(
     window: Duration,
 ) -> (Vec<T>, Duration) {
     let ready = Barrier::new(connections + 1);
+    let go = Barrier::new(connections + 1);
     let start = std::sync::OnceLock::<Instant>::new();
     let results = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..connections)
@@ -159,13 +162,15 @@ fn concurrently<T: Send>(
                     let mut buf = Buffer::new();
                     let mut stream = at.open(&mut buf);
                     ready.wait();
-                    let began = *start.get().expect("set before the barrier opens");
+                    go.wait();
+                    let began = *start.get().expect("set before the second barrier opens");
                     work(&mut stream, &mut buf, began + window)
                 })
             })
             .collect();
-        start.set(Instant::now()).ok();
         ready.wait();
+        start.set(Instant::now()).ok();
+        go.wait();
         handles
             .into_iter()
             .map(|h| h.join().expect("a measuring thread"))
