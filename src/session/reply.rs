@@ -1,5 +1,5 @@
-//! What the server writes for one authorised call: a typed frame, or a `list_tools` answer
-//! written straight from its view.
+//! What the server writes for one authorised call: a typed frame, or a `list_tools` or
+//! `status` answer written straight from its view.
 //!
 //! This file owns that choice and nothing else: it makes no protocol decision (the
 //! [`Dispatch`](super::Dispatch) does) and does no IO. Both kinds encode through
@@ -7,7 +7,7 @@
 
 use bytes::BufMut;
 
-use crate::verbs::ToolListResponse;
+use crate::verbs::{StatusResponse, ToolListResponse};
 use crate::wire::{Direction, Frame, ServerFrame, ServerTag};
 
 /// The frame a call's answer is written as.
@@ -16,11 +16,14 @@ use crate::wire::{Direction, Frame, ServerFrame, ServerTag};
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// `Response` (any verb but `list_tools`) or `Denied`, as prost's message.
+    /// `Response` (any verb but `list_tools` and `status`) or `Denied`, as prost's message.
     Frame(ServerFrame),
     /// A `list_tools` `Response`, written from the view without building prost's structs;
     /// byte-identical to [`ToolListResponse::to_response`].
     ToolList(ToolListResponse),
+    /// A `status` `Response`, written from the view without building prost's structs;
+    /// byte-identical to [`StatusResponse::to_response`].
+    Status(StatusResponse),
 }
 
 impl Reply {
@@ -29,6 +32,7 @@ impl Reply {
         match self {
             Reply::Frame(frame) => frame,
             Reply::ToolList(answer) => ServerFrame::Response(answer.to_response()),
+            Reply::Status(answer) => ServerFrame::Response(answer.to_response()),
         }
     }
 }
@@ -41,14 +45,14 @@ impl Frame for Reply {
     fn tag(&self) -> u8 {
         match self {
             Reply::Frame(frame) => frame.tag(),
-            Reply::ToolList(_) => ServerTag::Response.byte(),
+            Reply::ToolList(_) | Reply::Status(_) => ServerTag::Response.byte(),
         }
     }
 
     fn message_name(&self) -> &'static str {
         match self {
             Reply::Frame(frame) => frame.message_name(),
-            Reply::ToolList(_) => ServerTag::Response.message_name(),
+            Reply::ToolList(_) | Reply::Status(_) => ServerTag::Response.message_name(),
         }
     }
 
@@ -56,6 +60,7 @@ impl Frame for Reply {
         match self {
             Reply::Frame(frame) => frame.payload_len(),
             Reply::ToolList(answer) => answer.encoded_len(),
+            Reply::Status(answer) => answer.encoded_len(),
         }
     }
 
@@ -63,6 +68,7 @@ impl Frame for Reply {
         match self {
             Reply::Frame(frame) => frame.write_payload(out),
             Reply::ToolList(answer) => answer.encode_raw(out),
+            Reply::Status(answer) => answer.encode_raw(out),
         }
     }
 }

@@ -26,7 +26,9 @@ use crate::backend::{Authorization, CancelSignal, Lifecycle, LifecycleError};
 use crate::negotiate::{self, Agreement};
 use crate::peer::PeerVerified;
 use crate::time::UnixSecs;
-use crate::verbs::{ApplyMutation, ToolId, ToolListResponse, Verb, VerbCall, VerbResult};
+use crate::verbs::{
+    ApplyMutation, StatusResponse, ToolId, ToolListResponse, Verb, VerbCall, VerbResult,
+};
 use crate::version::{
     ApiVersion, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED, PROVENANCE_SINCE,
 };
@@ -497,6 +499,11 @@ impl Dispatch {
                         request_id,
                         version,
                         list,
+                    }),
+                    VerbResult::Status(view) => Reply::Status(StatusResponse {
+                        request_id,
+                        version,
+                        view,
                     }),
                     view => Reply::Frame(ServerFrame::Response(
                         view.into_response(request_id, version),

@@ -3,5 +3,6 @@
 mod auth;
 mod negotiate;
 mod session;
+mod status_response;
 mod tools_response;
 mod wire;

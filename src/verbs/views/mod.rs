@@ -20,6 +20,7 @@
 
 mod apply;
 mod approval;
+mod direct_wire;
 mod events;
 mod ids;
 mod opaque;
@@ -27,6 +28,7 @@ mod plan;
 mod removal;
 mod repair;
 mod status;
+mod status_response;
 mod tolerant;
 mod tools;
 mod tools_response;
@@ -45,6 +47,7 @@ pub use plan::{PlanView, PolicyProfileRefView, StepView, UnsupportedMechanismVie
 pub use removal::RemovalView;
 pub use repair::RepairView;
 pub use status::{Evidence, EvidenceView, NextLevelView, PolicyView, StatusView};
+pub use status_response::StatusResponse;
 pub use tolerant::{FieldPath, Unrecognized};
 pub use tools::{CapabilityView, ToolList, ToolSummary};
 pub use tools_response::ToolListResponse;

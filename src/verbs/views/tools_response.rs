@@ -11,8 +11,11 @@
 //! harness hold it to that.
 
 use bytes::BufMut;
-use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
 
+use super::direct_wire::{
+    bool_field_len, message_field_len, put_bool_field, put_message_header, put_string_field,
+    put_varint_field, string_field_len, varint_field_len,
+};
 use super::{CapabilityView, ToolList, ToolSummary};
 use crate::verbs::Verb;
 use crate::version::ApiVersion;
@@ -135,52 +138,4 @@ fn detected_version(t: &ToolSummary) -> &str {
 /// What `CapabilityView::to_wire` writes for the reason: the sentence, or nothing.
 fn reason(c: &CapabilityView) -> &str {
     c.reason.as_ref().map_or("", |s| s.as_str())
-}
-
-fn varint_field_len(tag: u32, value: u64) -> usize {
-    if value == 0 {
-        0
-    } else {
-        key_len(tag) + encoded_len_varint(value)
-    }
-}
-
-fn put_varint_field(tag: u32, value: u64, out: &mut impl BufMut) {
-    if value != 0 {
-        encode_key(tag, WireType::Varint, out);
-        encode_varint(value, out);
-    }
-}
-
-fn bool_field_len(tag: u32, value: bool) -> usize {
-    varint_field_len(tag, u64::from(value))
-}
-
-fn put_bool_field(tag: u32, value: bool, out: &mut impl BufMut) {
-    put_varint_field(tag, u64::from(value), out);
-}
-
-fn string_field_len(tag: u32, value: &str) -> usize {
-    if value.is_empty() {
-        0
-    } else {
-        message_field_len(tag, value.len())
-    }
-}
-
-fn put_string_field(tag: u32, value: &str, out: &mut impl BufMut) {
-    if !value.is_empty() {
-        put_message_header(tag, value.len(), out);
-        out.put_slice(value.as_bytes());
-    }
-}
-
-/// A length-delimited field of `body` bytes: key, length, body.
-fn message_field_len(tag: u32, body: usize) -> usize {
-    key_len(tag) + encoded_len_varint(body as u64) + body
-}
-
-fn put_message_header(tag: u32, body: usize, out: &mut impl BufMut) {
-    encode_key(tag, WireType::LengthDelimited, out);
-    encode_varint(body as u64, out);
 }
