@@ -1,4 +1,9 @@
 //! [`TokenId`] (the public handle of a token) and [`ClientName`] (who it was issued to).
+//!
+//! Both hold their text in an `Arc<str>`: every authorised request's grant (and every audit
+//! record of one) carries the two of its token, and a clone is then a count, not a copy.
+
+use std::sync::Arc;
 
 use super::secret::{os_random, EntropyError};
 
@@ -16,7 +21,7 @@ pub const CLIENT_NAME_MAX: usize = 64;
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(try_from = "String", into = "String")]
-pub struct TokenId(String);
+pub struct TokenId(Arc<str>);
 
 /// A token id that is not `tok_` followed by 32 lowercase hex characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -28,7 +33,10 @@ impl TokenId {
     pub fn generate() -> Result<TokenId, EntropyError> {
         let mut raw = [0u8; TOKEN_ID_RANDOM_BYTES];
         os_random(&mut raw)?;
-        Ok(TokenId(format!("{TOKEN_ID_PREFIX}{}", hex::encode(raw))))
+        Ok(TokenId(Arc::from(format!(
+            "{TOKEN_ID_PREFIX}{}",
+            hex::encode(raw)
+        ))))
     }
 
     /// Parse the text form.
@@ -39,7 +47,7 @@ impl TokenId {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         {
-            Ok(TokenId(text.to_owned()))
+            Ok(TokenId(Arc::from(text)))
         } else {
             Err(InvalidTokenId)
         }
@@ -60,7 +68,7 @@ impl TryFrom<String> for TokenId {
 
 impl From<TokenId> for String {
     fn from(value: TokenId) -> String {
-        value.0
+        String::from(&*value.0)
     }
 }
 
@@ -77,7 +85,7 @@ impl std::fmt::Display for TokenId {
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(try_from = "String", into = "String")]
-pub struct ClientName(String);
+pub struct ClientName(Arc<str>);
 
 /// A client name outside the accepted alphabet or length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -95,7 +103,7 @@ impl ClientName {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'@'));
         if ok {
-            Ok(ClientName(text.to_owned()))
+            Ok(ClientName(Arc::from(text)))
         } else {
             Err(InvalidClientName)
         }
@@ -116,7 +124,7 @@ impl TryFrom<String> for ClientName {
 
 impl From<ClientName> for String {
     fn from(value: ClientName) -> String {
-        value.0
+        String::from(&*value.0)
     }
 }
 

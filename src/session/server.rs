@@ -22,7 +22,7 @@
 
 use crate::audit::{AuditEvent, AuditKind, MutationOutcome, NegotiationFailure};
 use crate::auth::{Grant, TokenResolver};
-use crate::backend::{Authorization, CancelSignal, Lifecycle, LifecycleError};
+use crate::backend::{Authorization, CancelSignal, Lifecycle, LifecycleError, ToolAuthorization};
 use crate::negotiate::{self, Agreement};
 use crate::peer::PeerVerified;
 use crate::time::UnixSecs;
@@ -282,10 +282,12 @@ impl Connection<Negotiated> {
         let verb = self.check_verb(request, now)?;
         let grant = self.resolve_token(request, verb, resolver, now)?;
         let version = self.check_version(request, verb, &grant, now)?;
-        check_tool(request, verb, backend)?;
+        // Parsed before the tool step, whose tool it carries, but refused after it: the
+        // order of the answers is spec §6's.
+        let call = VerbCall::parse(verb, request);
+        check_tool(request, verb, call.as_ref().ok(), backend)?;
         // The arguments must fit the verb (LIFECYCLE_ERROR, spec §4 vocabularies).
-        let call =
-            VerbCall::parse(verb, request).map_err(|e| Refusal::quiet(DenialCause::Call(e)))?;
+        let call = call.map_err(|e| Refusal::quiet(DenialCause::Call(e)))?;
         Ok(Dispatch {
             meta: self.meta,
             authorization: Authorization::new(grant, request.request_id, version, now),
@@ -369,12 +371,18 @@ impl Connection<Negotiated> {
 fn check_tool(
     request: &pb::Request,
     verb: Verb,
+    call: Option<&VerbCall>,
     backend: &dyn Lifecycle,
 ) -> Result<(), Box<Refusal>> {
     if !verb.rule().tool_scoped {
         return Ok(());
     }
-    let known = ToolId::parse(&request.tool_id).is_ok_and(|t| backend.knows_tool(&t));
+    // The call's tool when its arguments parsed (the same `tool_id`, parsed once); else
+    // the request's, parsed here.
+    let known = match call.and_then(VerbCall::tool) {
+        Some(tool) => backend.knows_tool(tool),
+        None => ToolId::parse(&request.tool_id).is_ok_and(|t| backend.knows_tool(&t)),
+    };
     if known {
         Ok(())
     } else {
@@ -465,57 +473,63 @@ impl Dispatch {
         let version = self.authorization.version();
         let verb = self.call.verb();
         let mutation = self.call.mutation();
-        let audit_base = AuditEvent::new(now, AuditKind::SentenceRefused)
-            .with_connection(self.meta.id)
-            .with_peer_uid(self.meta.peer_uid)
-            .with_request(request_id)
-            .with_call(
-                verb,
-                self.call.tool().map(ToolId::as_str).unwrap_or_default(),
-            )
-            .with_token(
-                self.authorization.token_id().clone(),
-                self.authorization.client_name().clone(),
-            );
-        let result = call_backend(backend, self.authorization, self.call);
-        let mut audit = Vec::new();
-        // spec[S10-MUTATIONS] §10 (b): a lifecycle mutation is audited with its outcome.
-        if let Some(verb) = mutation {
-            let mut e = audit_base.clone();
-            e.kind = AuditKind::LifecycleMutation {
-                verb,
-                outcome: mutation_outcome(&result),
-            };
-            e.outcome = e.kind.outcome();
-            audit.push(e);
-        }
-        let frame = match result {
-            Ok(view) => {
-                if super::sentences::refused_sentences(&view) > 0 {
-                    audit.push(audit_base);
-                }
-                match view {
-                    VerbResult::ListTools(list) => Reply::ToolList(ToolListResponse {
-                        request_id,
-                        version,
-                        list,
-                    }),
-                    VerbResult::Status(view) => Reply::Status(StatusResponse {
-                        request_id,
-                        version,
-                        view,
-                    }),
-                    view => Reply::Frame(ServerFrame::Response(
-                        view.into_response(request_id, version),
-                    )),
-                }
-            }
-            Err(e) => Reply::Frame(ServerFrame::Denied(denied(
-                request_id,
-                &DenialCause::Lifecycle(e),
-            ))),
+        let meta = self.meta;
+        // The record's common part, made only when something is audited (most answers are
+        // not: no Strings copied for them).
+        let audit_base = |auth: &Authorization, tool: Option<&ToolId>| {
+            AuditEvent::new(now, AuditKind::SentenceRefused)
+                .with_connection(meta.id)
+                .with_peer_uid(meta.peer_uid)
+                .with_request(request_id)
+                .with_call(verb, tool.map(ToolId::as_str).unwrap_or_default())
+                .with_token(auth.token_id().clone(), auth.client_name().clone())
         };
-        Answer { frame, audit }
+        call_backend(
+            backend,
+            self.authorization,
+            self.call,
+            |result, auth, tool| {
+                let mut audit = Vec::new();
+                // spec[S10-MUTATIONS] §10 (b): a lifecycle mutation is audited with its
+                // outcome.
+                if let Some(verb) = mutation {
+                    let mut e = audit_base(auth, tool);
+                    e.kind = AuditKind::LifecycleMutation {
+                        verb,
+                        outcome: mutation_outcome(&result),
+                    };
+                    e.outcome = e.kind.outcome();
+                    audit.push(e);
+                }
+                let frame = match result {
+                    Ok(view) => {
+                        if super::sentences::refused_sentences(&view) > 0 {
+                            audit.push(audit_base(auth, tool));
+                        }
+                        match view {
+                            VerbResult::ListTools(list) => Reply::ToolList(ToolListResponse {
+                                request_id,
+                                version,
+                                list,
+                            }),
+                            VerbResult::Status(view) => Reply::Status(StatusResponse {
+                                request_id,
+                                version,
+                                view,
+                            }),
+                            view => Reply::Frame(ServerFrame::Response(
+                                view.into_response(request_id, version),
+                            )),
+                        }
+                    }
+                    Err(e) => Reply::Frame(ServerFrame::Denied(denied(
+                        request_id,
+                        &DenialCause::Lifecycle(e),
+                    ))),
+                };
+                Answer { frame, audit }
+            },
+        )
     }
 }
 
@@ -538,38 +552,64 @@ fn mutation_outcome(result: &Result<VerbResult, LifecycleError>) -> MutationOutc
 }
 
 /// The one place a backend method is called; only reachable with an [`Authorization`].
-fn call_backend(
+/// `then` gets the outcome with the proof that authorised the call (for its audit record).
+fn call_backend<R>(
     backend: &dyn Lifecycle,
     auth: Authorization,
     call: VerbCall,
-) -> Result<VerbResult, LifecycleError> {
-    Ok(match call {
-        VerbCall::ListTools => VerbResult::ListTools(backend.list_tools(&auth)?),
-        VerbCall::Plan { tool, args } => {
-            VerbResult::Plan(backend.plan(&auth.for_tool(tool), &args)?)
+    then: impl FnOnce(Result<VerbResult, LifecycleError>, &Authorization, Option<&ToolId>) -> R,
+) -> R {
+    match call {
+        VerbCall::ListTools => {
+            let result = backend.list_tools(&auth).map(VerbResult::ListTools);
+            then(result, &auth, None)
         }
-        VerbCall::Apply { tool, plan_id } => {
-            VerbResult::Apply(backend.apply(&auth.for_tool(tool), &plan_id)?)
-        }
-        VerbCall::Status { tool } => VerbResult::Status(backend.status(&auth.for_tool(tool))?),
-        VerbCall::Verify { tool } => VerbResult::Verify(backend.verify(&auth.for_tool(tool))?),
-        VerbCall::Repair { tool } => VerbResult::Repair(backend.repair(&auth.for_tool(tool))?),
-        VerbCall::Remove { tool, plan_id } => {
-            VerbResult::Remove(backend.remove(&auth.for_tool(tool), plan_id.as_ref())?)
-        }
-        VerbCall::ScopedEvents { tool, limit, since } => {
-            VerbResult::ScopedEvents(backend.scoped_events(&auth.for_tool(tool), limit, since)?)
-        }
+        VerbCall::Plan { tool, args } => on_tool(auth, tool, then, |a| {
+            backend.plan(a, &args).map(VerbResult::Plan)
+        }),
+        VerbCall::Apply { tool, plan_id } => on_tool(auth, tool, then, |a| {
+            backend.apply(a, &plan_id).map(VerbResult::Apply)
+        }),
+        VerbCall::Status { tool } => on_tool(auth, tool, then, |a| {
+            backend.status(a).map(VerbResult::Status)
+        }),
+        VerbCall::Verify { tool } => on_tool(auth, tool, then, |a| {
+            backend.verify(a).map(VerbResult::Verify)
+        }),
+        VerbCall::Repair { tool } => on_tool(auth, tool, then, |a| {
+            backend.repair(a).map(VerbResult::Repair)
+        }),
+        VerbCall::Remove { tool, plan_id } => on_tool(auth, tool, then, |a| {
+            backend.remove(a, plan_id.as_ref()).map(VerbResult::Remove)
+        }),
+        VerbCall::ScopedEvents { tool, limit, since } => on_tool(auth, tool, then, |a| {
+            backend
+                .scoped_events(a, limit, since)
+                .map(VerbResult::ScopedEvents)
+        }),
         VerbCall::ApprovalRelay {
             tool,
             approval_id,
             input,
-        } => VerbResult::ApprovalRelay(backend.approval_relay(
-            &auth.for_tool(tool),
-            &approval_id,
-            input,
-        )?),
-    })
+        } => on_tool(auth, tool, then, |a| {
+            backend
+                .approval_relay(a, &approval_id, input)
+                .map(VerbResult::ApprovalRelay)
+        }),
+    }
+}
+
+/// A call on one tool: the proof for the tool made, the call run with it, and what it
+/// returned handed on with the proof that authorised it.
+fn on_tool<R>(
+    auth: Authorization,
+    tool: ToolId,
+    then: impl FnOnce(Result<VerbResult, LifecycleError>, &Authorization, Option<&ToolId>) -> R,
+    call: impl FnOnce(&ToolAuthorization) -> Result<VerbResult, LifecycleError>,
+) -> R {
+    let auth = auth.for_tool(tool);
+    let result = call(&auth);
+    then(result, &auth, Some(auth.tool()))
 }
 
 /// The audit's coarse negotiation failure for an `Incompatible` reason.
