@@ -31,6 +31,20 @@ fn compile_proto() {
         ".assembly.devint.v1.RemoveArgs",
         ".assembly.devint.v1.ApprovalRelayArgs",
     ]);
+    // `Response` holds every verb's view inline, so without this it is ~1.7 KB and every
+    // answer moves that much several times on its way out; boxed, the large views cost an
+    // allocation only when set (the hot `status` and `list_tools` answers are written
+    // without building a `Response` at all: `src/verbs/views/*_response.rs`).
+    for field in [
+        "plan",
+        "apply",
+        "status",
+        "verification",
+        "repair",
+        "removal",
+    ] {
+        config.boxed(format!(".assembly.devint.v1.Response.{field}"));
+    }
     config
         .compile_fds(fds)
         .expect("prost-build must generate code for assembly.devint.v1");

@@ -173,7 +173,10 @@ fn a_response_with_two_views_or_none_is_refused() {
 #[test]
 fn a_response_with_the_wrong_single_view_is_refused() {
     let mut resp = VerbResult::Status(status()).into_response(1, v(5));
-    resp.verification = resp.status.take().map(|_| verification().to_wire(v(5)));
+    resp.verification = resp
+        .status
+        .take()
+        .map(|_| Box::new(verification().to_wire(v(5))));
     assert!(matches!(
         VerbResult::from_response(Verb::Status, &resp, v(5)),
         Err(ResponseError::WrongView {

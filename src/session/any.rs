@@ -41,8 +41,6 @@ pub enum AnyConnection {
 }
 
 /// What the shell must do after one input.
-// Moved once per frame and never stored in bulk; boxing would only add an allocation.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Step {
     /// Send `frame` (if any), record `audit`; close afterwards when `close` is set.

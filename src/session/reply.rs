@@ -11,9 +11,6 @@ use crate::verbs::{StatusResponse, ToolListResponse};
 use crate::wire::{Direction, Frame, ServerFrame, ServerTag};
 
 /// The frame a call's answer is written as.
-// A `ServerFrame` is large (every view's message inline) and was moved unboxed before this
-// type existed; boxing it would add an allocation to every answer on the hot path.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// `Response` (any verb but `list_tools` and `status`) or `Denied`, as prost's message.

@@ -520,12 +520,12 @@ impl VerbResult {
         // spec[S6-ONE-VIEW] §6: exactly one view is set, the one for the verb.
         match &self {
             VerbResult::ListTools(v) => r.tool_list = Some(v.to_wire(version)),
-            VerbResult::Plan(v) => r.plan = Some(v.to_wire(version)),
-            VerbResult::Apply(v) => r.apply = Some(v.to_wire(version)),
-            VerbResult::Status(v) => r.status = Some(v.to_wire(version)),
-            VerbResult::Verify(v) => r.verification = Some(v.to_wire(version)),
-            VerbResult::Repair(v) => r.repair = Some(v.to_wire(version)),
-            VerbResult::Remove(v) => r.removal = Some(v.to_wire(version)),
+            VerbResult::Plan(v) => r.plan = Some(Box::new(v.to_wire(version))),
+            VerbResult::Apply(v) => r.apply = Some(Box::new(v.to_wire(version))),
+            VerbResult::Status(v) => r.status = Some(Box::new(v.to_wire(version))),
+            VerbResult::Verify(v) => r.verification = Some(Box::new(v.to_wire(version))),
+            VerbResult::Repair(v) => r.repair = Some(Box::new(v.to_wire(version))),
+            VerbResult::Remove(v) => r.removal = Some(Box::new(v.to_wire(version))),
             VerbResult::ScopedEvents(v) => r.events = Some(v.to_wire(version)),
             VerbResult::ApprovalRelay(v) => r.approval = Some(v.to_wire(version)),
         }

@@ -197,7 +197,7 @@ fn response_with_nested_status_view_vector() {
     let response = pb::Response {
         request_id: 7,
         verb: pb::Verb::Status as i32,
-        status: Some(pb::StatusView {
+        status: Some(Box::new(pb::StatusView {
             tool_id: "codex".into(),
             state: "ladder".into(),
             policy: Some(pb::PolicyView {
@@ -205,7 +205,7 @@ fn response_with_nested_status_view_vector() {
                 ..Default::default()
             }),
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     };
     // tag 3, len 33 | 1: 7 | 2: 4 | 6: { 1: "codex" | 3: "ladder" | 14: { 1: "enforced" } }

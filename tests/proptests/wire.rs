@@ -280,8 +280,10 @@ prop_compose! {
         )),
     ) -> pb::Response {
         pb::Response {
-            request_id, verb, tool_list, plan, apply, status, verification, repair, removal,
-            events, approval,
+            request_id, verb, tool_list,
+            plan: plan.map(Box::new), apply: apply.map(Box::new), status: status.map(Box::new),
+            verification: verification.map(Box::new), repair: repair.map(Box::new),
+            removal: removal.map(Box::new), events, approval,
         }
     }
 }

@@ -99,7 +99,7 @@ fn fake_server(how: Misbehave) -> (tempfile::TempDir, PathBuf) {
                 let answer = ServerFrame::Response(pb::Response {
                     request_id: request.request_id,
                     verb: request.verb,
-                    status: Some(pb::StatusView {
+                    status: Some(Box::new(pb::StatusView {
                         tool_id: "codex".into(),
                         phase: if bad_phase { "INSTALLED" } else { "installed" }.into(),
                         state: "ladder".into(),
@@ -112,7 +112,7 @@ fn fake_server(how: Misbehave) -> (tempfile::TempDir, PathBuf) {
                         ],
                         observed_at_unix_secs: 1,
                         ..Default::default()
-                    }),
+                    })),
                     ..Default::default()
                 });
                 stream.write_all(&encode(&answer).unwrap()).await.unwrap();

@@ -68,7 +68,7 @@ impl StatusResponse {
         pb::Response {
             request_id: self.request_id,
             verb: Verb::Status.to_wire() as i32,
-            status: Some(self.view.to_wire(self.version)),
+            status: Some(Box::new(self.view.to_wire(self.version))),
             ..pb::Response::default()
         }
     }
