@@ -74,15 +74,23 @@ impl TokenSecret {
     pub fn parse(text: &str) -> Result<TokenSecret, MalformedToken> {
         let bytes = text.as_bytes();
         // spec[S6-TOKEN-FORMAT] §6: the token MUST be 64 lowercase hex characters.
-        if bytes.len() != SECRET_HEX_LEN
-            || !bytes
-                .iter()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
-        {
+        if bytes.len() != SECRET_HEX_LEN {
             return Err(MalformedToken);
         }
+        // One pass, decoding and checking together, with no branch on a character: every
+        // request's token is parsed here.
         let mut secret = TokenSecret([0; SECRET_LEN]);
-        hex::decode_to_slice(bytes, &mut secret.0).map_err(|_| MalformedToken)?;
+        let mut refused = 0u8;
+        for (byte, pair) in secret.0.iter_mut().zip(bytes.chunks_exact(2)) {
+            let (high, high_refused) = lowercase_hex_digit(pair[0]);
+            let (low, low_refused) = lowercase_hex_digit(pair[1]);
+            *byte = (high << 4) | low;
+            refused |= high_refused | low_refused;
+        }
+        if refused != 0 {
+            // Dropped here: what was decoded is wiped.
+            return Err(MalformedToken);
+        }
         Ok(secret)
     }
 
@@ -169,6 +177,22 @@ impl std::fmt::Debug for TokenDigest {
     }
 }
 
+/// The value of `c` as a lowercase hex digit (`0-9a-f`), and 1 in the second place when it
+/// is not one (its value is then 0), computed without branching on `c`.
+const fn lowercase_hex_digit(c: u8) -> (u8, u8) {
+    let digit = c.wrapping_sub(b'0');
+    let letter = c.wrapping_sub(b'a');
+    let is_digit = (digit < 10) as u8;
+    let is_letter = (letter < 6) as u8;
+    // All ones where the test held, else zero.
+    let digit_mask = 0u8.wrapping_sub(is_digit);
+    let letter_mask = 0u8.wrapping_sub(is_letter);
+    (
+        (digit & digit_mask) | (letter.wrapping_add(10) & letter_mask),
+        1 ^ (is_digit | is_letter),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +214,39 @@ mod tests {
         assert_eq!(out.as_str(), s.expose_secret_hex().as_str());
         // One allocation of exactly the token's size: nothing was grown (and so copied).
         assert_eq!(out.capacity(), SECRET_HEX_LEN);
+    }
+
+    #[test]
+    fn a_byte_is_a_lowercase_hex_digit_exactly_when_it_is_0_to_9_or_a_to_f() {
+        for c in 0..=u8::MAX {
+            let expected = match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                _ => None,
+            };
+            let (value, refused) = lowercase_hex_digit(c);
+            match expected {
+                Some(v) => assert_eq!((value, refused), (v, 0), "{c:#04x}"),
+                None => assert_eq!(refused, 1, "{c:#04x} must be refused"),
+            }
+        }
+    }
+
+    #[test]
+    fn one_character_outside_lowercase_hex_anywhere_makes_the_token_malformed() {
+        let good = TokenSecret::from_bytes([0x5c; 32]).expose_secret_hex();
+        assert!(TokenSecret::parse(&good).is_ok());
+        for at in 0..SECRET_HEX_LEN {
+            for bad in ["g", "G", "A", " ", "/", ":", "`", "\u{7f}"] {
+                let mut text = good.to_string();
+                text.replace_range(at..at + 1, bad);
+                assert_eq!(
+                    TokenSecret::parse(&text).err(),
+                    Some(MalformedToken),
+                    "{at} {bad:?}"
+                );
+            }
+        }
     }
 
     #[test]
