@@ -13,11 +13,12 @@ use devint::verbs::{
     VerbResult,
 };
 use devint::version::{ApiVersion, POLICY_SINCE};
-use devint::wire::{encode, Decoder, ServerFrame, ServerToClient};
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::select;
+
+use crate::direct::direct_answer_is_prost_answer;
 
 /// Any free text, kept as a sentence (a refused one becomes its placeholder, as a backend's
 /// would); the empty sentence is among them.
@@ -129,25 +130,17 @@ fn answer() -> impl Strategy<Value = StatusResponse> {
 proptest! {
     #[test]
     fn a_direct_status_answer_is_byte_identical_to_prost(answer in answer()) {
-        let version = answer.version;
-        let direct = Reply::Status(answer.clone());
-        let via_prost = ServerFrame::Response(answer.to_response());
-        let bytes = encode(&direct).unwrap();
-        prop_assert_eq!(&bytes, &encode(&via_prost).unwrap());
-        prop_assert_eq!(direct.clone().into_frame(), via_prost);
-
-        let mut input = bytes.as_slice();
-        let back = Decoder::<ServerToClient>::new().decode(&mut input).unwrap().unwrap();
-        let ServerFrame::Response(response) = back else {
-            panic!("a status answer decodes as a Response");
-        };
-        prop_assert_eq!(response.request_id, answer.request_id);
-        let result = VerbResult::from_response(Verb::Status, &response, version).unwrap();
-        let mut expected = answer.view;
-        if !version.has(POLICY_SINCE) {
+        let mut expected = answer.view.clone();
+        if !answer.version.has(POLICY_SINCE) {
             // Below the version that added it, `policy` is not on the wire.
             expected.policy = None;
         }
-        prop_assert_eq!(result, VerbResult::Status(expected));
+        direct_answer_is_prost_answer(
+            Reply::Status(answer.clone()),
+            answer.to_response(),
+            Verb::Status,
+            answer.version,
+            VerbResult::Status(expected),
+        )?;
     }
 }

@@ -10,11 +10,12 @@ use devint::verbs::{
     ToolList, ToolListResponse, ToolSummary, VerbResult, VersionLabel,
 };
 use devint::version::ApiVersion;
-use devint::wire::{encode, Decoder, ServerFrame, ServerToClient};
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::select;
+
+use crate::direct::direct_answer_is_prost_answer;
 
 /// Any free text, kept as a sentence (a refused one becomes its placeholder, as a backend's
 /// would); the empty sentence is among them.
@@ -87,20 +88,12 @@ fn answer() -> impl Strategy<Value = ToolListResponse> {
 proptest! {
     #[test]
     fn a_direct_tool_list_answer_is_byte_identical_to_prost(answer in answer()) {
-        let version = answer.version;
-        let direct = Reply::ToolList(answer.clone());
-        let via_prost = ServerFrame::Response(answer.to_response());
-        let bytes = encode(&direct).unwrap();
-        prop_assert_eq!(&bytes, &encode(&via_prost).unwrap());
-        prop_assert_eq!(direct.clone().into_frame(), via_prost);
-
-        let mut input = bytes.as_slice();
-        let back = Decoder::<ServerToClient>::new().decode(&mut input).unwrap().unwrap();
-        let ServerFrame::Response(response) = back else {
-            panic!("a list_tools answer decodes as a Response");
-        };
-        prop_assert_eq!(response.request_id, answer.request_id);
-        let result = VerbResult::from_response(Verb::ListTools, &response, version).unwrap();
-        prop_assert_eq!(result, VerbResult::ListTools(answer.list));
+        direct_answer_is_prost_answer(
+            Reply::ToolList(answer.clone()),
+            answer.to_response(),
+            Verb::ListTools,
+            answer.version,
+            VerbResult::ListTools(answer.list),
+        )?;
     }
 }

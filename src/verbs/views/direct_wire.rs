@@ -8,6 +8,41 @@
 use bytes::BufMut;
 use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
 
+use crate::verbs::Verb;
+
+// Field numbers of `Response` (proto/devint.proto); each answer's file has its view's.
+const RESPONSE_REQUEST_ID: u32 = 1;
+const RESPONSE_VERB: u32 = 2;
+
+/// The length of a `Response` to `verb` answering `request_id`, whose one view, at field
+/// `view_tag`, is `view_len` bytes.
+pub(super) fn response_len(request_id: u64, verb: Verb, view_tag: u32, view_len: usize) -> usize {
+    varint_field_len(RESPONSE_REQUEST_ID, request_id)
+        + varint_field_len(RESPONSE_VERB, verb_value(verb))
+        + message_field_len(view_tag, view_len)
+}
+
+/// Writes that `Response`'s id, its verb, and its view's key and length; the view's fields
+/// follow.
+pub(super) fn put_response_head(
+    request_id: u64,
+    verb: Verb,
+    view_tag: u32,
+    view_len: usize,
+    out: &mut impl BufMut,
+) {
+    // spec[S6-ECHO] §6: `Response.request_id` and `Response.verb` echo the request.
+    put_varint_field(RESPONSE_REQUEST_ID, request_id, out);
+    put_varint_field(RESPONSE_VERB, verb_value(verb), out);
+    put_message_header(view_tag, view_len, out);
+}
+
+/// `Response.verb` for `verb`, as prost writes an enum (an `int32` varint).
+fn verb_value(verb: Verb) -> u64 {
+    // A non-negative enum value; prost sign-extends negatives, which no verb is.
+    verb.to_wire() as i32 as u64
+}
+
 pub(super) fn varint_field_len(tag: u32, value: u64) -> usize {
     if value == 0 {
         0

@@ -13,8 +13,8 @@
 use bytes::BufMut;
 
 use super::direct_wire::{
-    message_field_len, put_message_header, put_string_element, put_string_field, put_varint_field,
-    string_element_len, string_field_len, varint_field_len,
+    message_field_len, put_message_header, put_response_head, put_string_element, put_string_field,
+    put_varint_field, response_len, string_element_len, string_field_len, varint_field_len,
 };
 use super::{EvidenceView, NextLevelView, PolicyView, StatusView};
 use crate::verbs::{Sentence, Verb};
@@ -34,8 +34,6 @@ pub struct StatusResponse {
 }
 
 // Field numbers of the messages written here (proto/devint.proto).
-const RESPONSE_REQUEST_ID: u32 = 1;
-const RESPONSE_VERB: u32 = 2;
 const RESPONSE_STATUS: u32 = 6;
 const STATUS_TOOL_ID: u32 = 1;
 const STATUS_PHASE: u32 = 2;
@@ -75,19 +73,25 @@ impl StatusResponse {
 
     /// The encoded length of the `Response` message.
     pub fn encoded_len(&self) -> usize {
-        varint_field_len(RESPONSE_REQUEST_ID, self.request_id)
-            + varint_field_len(RESPONSE_VERB, verb_value())
-            + message_field_len(RESPONSE_STATUS, self.status_len())
+        response_len(
+            self.request_id,
+            Verb::Status,
+            RESPONSE_STATUS,
+            self.status_len(),
+        )
     }
 
     /// Writes the `Response` message (no frame header) to `out`, which must have room for
     /// [`encoded_len`](Self::encoded_len) bytes.
     pub fn encode_raw(&self, out: &mut impl BufMut) {
-        // spec[S6-ECHO] §6: `Response.request_id` and `Response.verb` echo the request.
-        put_varint_field(RESPONSE_REQUEST_ID, self.request_id, out);
-        put_varint_field(RESPONSE_VERB, verb_value(), out);
         // spec[S6-ONE-VIEW] §6: exactly one view is set, `status`.
-        put_message_header(RESPONSE_STATUS, self.status_len(), out);
+        put_response_head(
+            self.request_id,
+            Verb::Status,
+            RESPONSE_STATUS,
+            self.status_len(),
+            out,
+        );
         let v = &self.view;
         put_string_field(STATUS_TOOL_ID, v.tool_id.as_str(), out);
         put_string_field(STATUS_PHASE, v.phase.token(), out);
@@ -157,12 +161,6 @@ impl StatusResponse {
             None
         }
     }
-}
-
-/// `Response.verb` for `status`, as prost writes an enum (an `int32` varint).
-fn verb_value() -> u64 {
-    // A non-negative enum value; prost sign-extends negatives, which no verb is.
-    Verb::Status.to_wire() as i32 as u64
 }
 
 /// What `StatusView::to_wire` writes for the planned level: its token, or nothing.

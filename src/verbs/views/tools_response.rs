@@ -13,8 +13,8 @@
 use bytes::BufMut;
 
 use super::direct_wire::{
-    bool_field_len, message_field_len, put_bool_field, put_message_header, put_string_field,
-    put_varint_field, string_field_len, varint_field_len,
+    bool_field_len, message_field_len, put_bool_field, put_message_header, put_response_head,
+    put_string_field, response_len, string_field_len,
 };
 use super::{CapabilityView, ToolList, ToolSummary};
 use crate::verbs::Verb;
@@ -35,8 +35,6 @@ pub struct ToolListResponse {
 }
 
 // Field numbers of the messages written here (proto/devint.proto).
-const RESPONSE_REQUEST_ID: u32 = 1;
-const RESPONSE_VERB: u32 = 2;
 const RESPONSE_TOOL_LIST: u32 = 3;
 const TOOL_LIST_TOOLS: u32 = 1;
 const SUMMARY_TOOL_ID: u32 = 1;
@@ -63,30 +61,30 @@ impl ToolListResponse {
 
     /// The encoded length of the `Response` message.
     pub fn encoded_len(&self) -> usize {
-        varint_field_len(RESPONSE_REQUEST_ID, self.request_id)
-            + varint_field_len(RESPONSE_VERB, verb_value())
-            + message_field_len(RESPONSE_TOOL_LIST, tool_list_len(&self.list))
+        response_len(
+            self.request_id,
+            Verb::ListTools,
+            RESPONSE_TOOL_LIST,
+            tool_list_len(&self.list),
+        )
     }
 
     /// Writes the `Response` message (no frame header) to `out`, which must have room for
     /// [`encoded_len`](Self::encoded_len) bytes.
     pub fn encode_raw(&self, out: &mut impl BufMut) {
-        // spec[S6-ECHO] §6: `Response.request_id` and `Response.verb` echo the request.
-        put_varint_field(RESPONSE_REQUEST_ID, self.request_id, out);
-        put_varint_field(RESPONSE_VERB, verb_value(), out);
         // spec[S6-ONE-VIEW] §6: exactly one view is set, `tool_list`.
-        put_message_header(RESPONSE_TOOL_LIST, tool_list_len(&self.list), out);
+        put_response_head(
+            self.request_id,
+            Verb::ListTools,
+            RESPONSE_TOOL_LIST,
+            tool_list_len(&self.list),
+            out,
+        );
         for tool in &self.list.tools {
             put_message_header(TOOL_LIST_TOOLS, summary_len(tool), out);
             put_summary(tool, out);
         }
     }
-}
-
-/// `Response.verb` for `list_tools`, as prost writes an enum (an `int32` varint).
-fn verb_value() -> u64 {
-    // A non-negative enum value; prost sign-extends negatives, which no verb is.
-    Verb::ListTools.to_wire() as i32 as u64
 }
 
 fn tool_list_len(list: &ToolList) -> usize {
