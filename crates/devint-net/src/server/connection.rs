@@ -177,13 +177,11 @@ impl Task {
         tokio::pin!(timer);
         let mut stopping = false;
         let mut peer_done_sending = false;
-        // While bytes peeked are owed to the socket: whether the client sent since the
-        // stall check was armed (module `intake`: a client whose send buffer they fill
-        // gets them taken off, at the latest one check after it last sent).
+        // While bytes peeked are owed to the socket and the task waits for its client, the
+        // intake's stall check runs on this timer (module `intake`).
         let stall_check = tokio::time::sleep(STALL_CHECK);
         tokio::pin!(stall_check);
         let mut stall_armed = false;
-        let mut sent_since_check = false;
         // Whether the last read filled the buffer (more may be waiting).
         let mut read_full = false;
         // Made once and kept: each stays registered with what it waits on (the server's
@@ -278,11 +276,12 @@ impl Task {
             let peek =
                 negotiated && self.decoder.at_frame_boundary() && self.shared.slots.open() > 1;
             // Bytes owed while waiting for the client: check, now and then, that it can
-            // still send (the timer moves once per check, not per request).
+            // still send (the timer is set when the check starts and when it fires, never
+            // per request).
             let stalls = may_read && self.intake.owes();
             if stalls && !stall_armed {
                 stall_armed = true;
-                sent_since_check = false;
+                self.intake.watch_stalls();
                 stall_check.as_mut().reset(Instant::now() + STALL_CHECK);
             } else if !stalls {
                 stall_armed = false;
@@ -297,7 +296,6 @@ impl Task {
                     }
                     StreamEvent::Read(Err(_)) => return,
                     StreamEvent::Read(Ok(Read { full, .. })) => {
-                        sent_since_check = true;
                         read_full = full;
                         last_activity = Instant::now();
                     }
@@ -313,18 +311,13 @@ impl Task {
                     self.answer_head(outcome);
                     last_activity = Instant::now();
                 }
-                // The client sent nothing for a whole check: maybe it cannot, its send
-                // buffer full of the bytes owed. Take them off.
-                () = &mut stall_check, if stall_armed => {
-                    if std::mem::take(&mut sent_since_check) {
-                        stall_check.as_mut().reset(Instant::now() + STALL_CHECK);
-                    } else {
-                        if self.intake.take_off(&self.stream).is_err() {
-                            return;
-                        }
-                        stall_armed = false;
-                    }
-                }
+                // A client that sent nothing for a whole check may be unable to: the intake
+                // takes the bytes owed off then.
+                () = &mut stall_check, if stall_armed => match self.intake.check_stall(&self.stream) {
+                    Ok(true) => stall_check.as_mut().reset(Instant::now() + STALL_CHECK),
+                    Ok(false) => stall_armed = false,
+                    Err(_) => return,
+                },
                 () = &mut timer, if timed => {
                     let due = if negotiated {
                         last_activity + limits.idle_timeout

@@ -18,10 +18,11 @@
 //!   at the first byte on the socket) or a peek without an offset is preceded by taking
 //!   off every byte owed;
 //! - bytes owed are a few KiB of the client's own send buffer at most, and never hold up a
-//!   client whose send buffer is too small for them: the caller takes them off when the
-//!   client sends nothing for [`STALL_CHECK`] ([`Intake::take_off`]), and before the socket
-//!   is closed (a socket closed with bytes unread reports a reset to the client, not the
-//!   end of the stream).
+//!   client whose send buffer is too small for them: while it owes, the caller asks
+//!   [`Intake::check_stall`] every [`STALL_CHECK`], which takes them off when the client
+//!   sent nothing since the last check; and the caller takes them off
+//!   ([`Intake::take_off`]) before the socket is closed (a socket closed with bytes unread
+//!   reports a reset to the client, not the end of the stream).
 //!
 //! It owns no protocol decision and never blocks: every `recv` here is non-blocking.
 
@@ -36,10 +37,10 @@ pub(super) const READ_CHUNK: usize = 4 * 1024;
 /// default send buffer (`net.core.wmem_default`, 208 KiB).
 pub(super) const TAKE_OFF_AT: usize = 4 * 1024;
 
-/// How long a connection that owes bytes may go without its client sending before they
-/// are taken off: a client whose send buffer (`SO_SNDBUF`, as small as 4.5 KiB) is filled
-/// by bytes owed can send again after this at the latest. Checked by one timer per
-/// connection that moves only when it fires, not per request.
+/// How often a connection that owes bytes checks that its client still sends: a client
+/// whose send buffer (`SO_SNDBUF`, as small as 4.5 KiB) is filled by bytes owed can send
+/// again after two of these at the latest. One timer per connection, set when bytes start
+/// to be owed (once per [`TAKE_OFF_AT`] at most) and when it fires, never per request.
 pub(super) const STALL_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// What one read brought.
@@ -67,6 +68,8 @@ pub(super) struct Intake {
     /// Bytes read with `MSG_PEEK` and still on the socket.
     owed: usize,
     offset: PeekOffset,
+    /// Whether the client sent since the stall check last looked.
+    read_since_check: bool,
 }
 
 impl Intake {
@@ -74,6 +77,7 @@ impl Intake {
         Intake {
             owed: 0,
             offset: PeekOffset::Unset,
+            read_since_check: false,
         }
     }
 
@@ -81,8 +85,8 @@ impl Intake {
     #[cfg(test)]
     fn without_peek_offset() -> Intake {
         Intake {
-            owed: 0,
             offset: PeekOffset::Refused,
+            ..Intake::new()
         }
     }
 
@@ -121,7 +125,7 @@ impl Intake {
         }
         // Without an offset, both a plain read and a peek start at the first byte on the
         // socket: what was peeked before must be off it first, or it is read again.
-        if self.owes() && (!peek || self.offset != PeekOffset::On) {
+        if self.owes() && (!peek || !self.peeks_past_owed()) {
             self.take_off(stream)?;
         }
         if buf.len() == buf.capacity() {
@@ -156,17 +160,39 @@ impl Intake {
         if peek {
             self.owed += read.n;
         }
+        self.read_since_check |= read.n > 0;
         Ok(read)
+    }
+
+    /// The stall check starts (bytes are owed and the caller waits for the client): only
+    /// what the client sends from now on counts.
+    pub(super) fn watch_stalls(&mut self) {
+        self.read_since_check = false;
+    }
+
+    /// The stall check: when the client sent nothing since the last check, it may be
+    /// unable to (its send buffer full of the bytes owed), so they are taken off. True when
+    /// bytes are still owed: check again after another [`STALL_CHECK`].
+    pub(super) fn check_stall(&mut self, stream: &UnixStream) -> std::io::Result<bool> {
+        if !std::mem::take(&mut self.read_since_check) {
+            self.take_off(stream)?;
+        }
+        Ok(self.owes())
     }
 
     /// Called once the answers to everything read are written: takes the bytes owed off
     /// the socket when there are [`TAKE_OFF_AT`] of them, or at once when peeks cannot
     /// start after them (no peek offset).
     pub(super) fn settle(&mut self, stream: &UnixStream) -> std::io::Result<()> {
-        if self.owed >= TAKE_OFF_AT || (self.owes() && self.offset != PeekOffset::On) {
+        if self.owed >= TAKE_OFF_AT || (self.owes() && !self.peeks_past_owed()) {
             self.take_off(stream)?;
         }
         Ok(())
+    }
+
+    /// Whether a peek starts after the bytes owed (the peek offset is on).
+    fn peeks_past_owed(&self) -> bool {
+        self.offset == PeekOffset::On
     }
 
     /// Takes every byte owed off the socket.
@@ -289,6 +315,30 @@ mod tests {
         read(&mut intake, &server, true).await;
         intake.settle(&server).unwrap();
         assert!(!intake.owes(), "at the mark, everything is taken off");
+    }
+
+    #[tokio::test]
+    async fn a_stall_check_takes_off_what_is_owed_only_when_nothing_was_read_since_the_last() {
+        let (mut client, server) = UnixStream::pair().unwrap();
+        let mut intake = Intake::new();
+        client.write_all(b"first").await.unwrap();
+        read(&mut intake, &server, true).await;
+        intake.watch_stalls();
+        client.write_all(b"second").await.unwrap();
+        read(&mut intake, &server, true).await;
+        assert!(
+            intake.check_stall(&server).unwrap(),
+            "the client sent: still owed"
+        );
+        assert!(intake.owes());
+        assert!(
+            !intake.check_stall(&server).unwrap(),
+            "nothing sent since: taken off"
+        );
+        assert!(!intake.owes());
+        // Nothing is left on the socket: the client's end of stream is the next read.
+        client.shutdown().await.unwrap();
+        assert_eq!(read(&mut intake, &server, false).await, b"");
     }
 
     #[tokio::test]
