@@ -103,11 +103,14 @@ pub(crate) fn opt_text_from_wire(text: &str) -> Option<Sentence> {
     (!text.is_empty()).then(|| Sentence::or_placeholder(text).0)
 }
 
+/// Optional free text as the wire has it: `None` is the empty string.
+pub(crate) fn opt_text(text: &Option<Sentence>) -> &str {
+    text.as_ref().map_or("", Sentence::as_str)
+}
+
 /// Optional free text to the wire: `None` is the empty string.
 pub(crate) fn opt_text_to_wire(text: &Option<Sentence>) -> String {
-    text.as_ref()
-        .map(|s| s.as_str().to_owned())
-        .unwrap_or_default()
+    opt_text(text).to_owned()
 }
 
 /// A required identifier.

@@ -16,8 +16,8 @@ use super::direct_wire::{
     message_field_len, put_message_header, put_response_head, put_string_element, put_string_field,
     put_varint_field, response_len, string_element_len, string_field_len, varint_field_len,
 };
-use super::{EvidenceView, NextLevelView, PolicyView, StatusView};
-use crate::verbs::{Sentence, Verb};
+use super::{opt_text, EvidenceView, NextLevelView, PolicyView, StatusView};
+use crate::verbs::Verb;
 use crate::version::{ApiVersion, POLICY_SINCE};
 use crate::wire::pb;
 
@@ -107,19 +107,27 @@ impl StatusResponse {
         if let Some(n) = &v.next_level {
             put_message_header(STATUS_NEXT_LEVEL, next_level_len(n), out);
             put_string_field(NEXT_LEVEL_LEVEL, n.level.token(), out);
-            put_string_field(NEXT_LEVEL_BLOCKED_BECAUSE, text(&n.blocked_because), out);
+            put_string_field(
+                NEXT_LEVEL_BLOCKED_BECAUSE,
+                opt_text(&n.blocked_because),
+                out,
+            );
         }
         put_varint_field(STATUS_OBSERVED_AT, v.observed_at_unix_secs.get(), out);
         for d in &v.drift_mismatched {
             put_string_element(STATUS_DRIFT_MISMATCHED, d.as_ref(), out);
         }
-        put_string_field(STATUS_STATE_REASON, text(&v.state_reason), out);
-        put_string_field(STATUS_STATE_REMEDIATION, text(&v.state_remediation), out);
+        put_string_field(STATUS_STATE_REASON, opt_text(&v.state_reason), out);
+        put_string_field(
+            STATUS_STATE_REMEDIATION,
+            opt_text(&v.state_remediation),
+            out,
+        );
         if let Some(p) = self.policy() {
             put_message_header(STATUS_POLICY, policy_len(p), out);
             put_string_field(POLICY_STATE, p.state.token(), out);
-            put_string_field(POLICY_SOURCE, text(&p.source), out);
-            put_string_field(POLICY_DETAIL, text(&p.detail), out);
+            put_string_field(POLICY_SOURCE, opt_text(&p.source), out);
+            put_string_field(POLICY_DETAIL, opt_text(&p.detail), out);
         }
     }
 
@@ -145,8 +153,8 @@ impl StatusResponse {
                 .iter()
                 .map(|d| string_element_len(STATUS_DRIFT_MISMATCHED, d.as_ref()))
                 .sum::<usize>()
-            + string_field_len(STATUS_STATE_REASON, text(&v.state_reason))
-            + string_field_len(STATUS_STATE_REMEDIATION, text(&v.state_remediation))
+            + string_field_len(STATUS_STATE_REASON, opt_text(&v.state_reason))
+            + string_field_len(STATUS_STATE_REMEDIATION, opt_text(&v.state_remediation))
             + self
                 .policy()
                 .map_or(0, |p| message_field_len(STATUS_POLICY, policy_len(p)))
@@ -168,17 +176,12 @@ fn planned_level(v: &StatusView) -> &str {
     v.planned_level.map_or("", |l| l.token())
 }
 
-/// What `opt_text_to_wire` writes: the sentence, or nothing.
-fn text(sentence: &Option<Sentence>) -> &str {
-    sentence.as_ref().map_or("", |s| s.as_str())
-}
-
 fn evidence_len(e: &EvidenceView) -> usize {
     string_field_len(EVIDENCE_MECHANISM, e.mechanism.as_str())
         + string_field_len(EVIDENCE_KIND, e.evidence.kind().token())
         + string_field_len(EVIDENCE_OUTCOME, e.evidence.outcome_token())
         + varint_field_len(EVIDENCE_OBSERVED_AT, e.observed_at_unix_secs.get())
-        + string_field_len(EVIDENCE_DETAIL, text(&e.detail))
+        + string_field_len(EVIDENCE_DETAIL, opt_text(&e.detail))
 }
 
 fn put_evidence(e: &EvidenceView, out: &mut impl BufMut) {
@@ -186,16 +189,16 @@ fn put_evidence(e: &EvidenceView, out: &mut impl BufMut) {
     put_string_field(EVIDENCE_KIND, e.evidence.kind().token(), out);
     put_string_field(EVIDENCE_OUTCOME, e.evidence.outcome_token(), out);
     put_varint_field(EVIDENCE_OBSERVED_AT, e.observed_at_unix_secs.get(), out);
-    put_string_field(EVIDENCE_DETAIL, text(&e.detail), out);
+    put_string_field(EVIDENCE_DETAIL, opt_text(&e.detail), out);
 }
 
 fn next_level_len(n: &NextLevelView) -> usize {
     string_field_len(NEXT_LEVEL_LEVEL, n.level.token())
-        + string_field_len(NEXT_LEVEL_BLOCKED_BECAUSE, text(&n.blocked_because))
+        + string_field_len(NEXT_LEVEL_BLOCKED_BECAUSE, opt_text(&n.blocked_because))
 }
 
 fn policy_len(p: &PolicyView) -> usize {
     string_field_len(POLICY_STATE, p.state.token())
-        + string_field_len(POLICY_SOURCE, text(&p.source))
-        + string_field_len(POLICY_DETAIL, text(&p.detail))
+        + string_field_len(POLICY_SOURCE, opt_text(&p.source))
+        + string_field_len(POLICY_DETAIL, opt_text(&p.detail))
 }

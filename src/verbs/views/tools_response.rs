@@ -5,10 +5,9 @@
 //! frees them all after encoding: ~900 allocations per answer. This file owns the one
 //! encoding that skips that step, and it must never differ from prost's by one byte: it
 //! writes exactly what `prost::Message::encode_raw` writes for
-//! [`ToolListResponse::to_response`] (fields in tag order; proto3 leaves out an empty
-//! string, a `false` and a zero; a set message field is written even when empty). The
-//! proptest `a_direct_tool_list_answer_is_byte_identical_to_prost` and the session fuzz
-//! harness hold it to that.
+//! [`ToolListResponse::to_response`] (fields in tag order, by the rules of
+//! [`super::direct_wire`]). The proptest `a_direct_tool_list_answer_is_byte_identical_to_prost`
+//! and the session fuzz harness hold it to that.
 
 use bytes::BufMut;
 
@@ -16,7 +15,7 @@ use super::direct_wire::{
     bool_field_len, message_field_len, put_bool_field, put_message_header, put_response_head,
     put_string_field, response_len, string_field_len,
 };
-use super::{CapabilityView, ToolList, ToolSummary};
+use super::{opt_text, CapabilityView, ToolList, ToolSummary};
 use crate::verbs::Verb;
 use crate::version::ApiVersion;
 use crate::wire::pb;
@@ -117,7 +116,7 @@ fn put_summary(t: &ToolSummary, out: &mut impl BufMut) {
         put_message_header(SUMMARY_CAPABILITIES, capability_len(c), out);
         put_string_field(CAPABILITY_CAPABILITY, c.capability.token(), out);
         put_string_field(CAPABILITY_SUPPORT, c.support.token(), out);
-        put_string_field(CAPABILITY_REASON, reason(c), out);
+        put_string_field(CAPABILITY_REASON, opt_text(&c.reason), out);
     }
     put_string_field(SUMMARY_ADAPTER_CEILING, t.adapter_ceiling.token(), out);
 }
@@ -125,15 +124,10 @@ fn put_summary(t: &ToolSummary, out: &mut impl BufMut) {
 fn capability_len(c: &CapabilityView) -> usize {
     string_field_len(CAPABILITY_CAPABILITY, c.capability.token())
         + string_field_len(CAPABILITY_SUPPORT, c.support.token())
-        + string_field_len(CAPABILITY_REASON, reason(c))
+        + string_field_len(CAPABILITY_REASON, opt_text(&c.reason))
 }
 
 /// What `ToolSummary::to_wire` writes for the version: the label, or nothing.
 fn detected_version(t: &ToolSummary) -> &str {
     t.detected_version.as_ref().map_or("", |v| v.as_str())
-}
-
-/// What `CapabilityView::to_wire` writes for the reason: the sentence, or nothing.
-fn reason(c: &CapabilityView) -> &str {
-    c.reason.as_ref().map_or("", |s| s.as_str())
 }
