@@ -11,6 +11,32 @@ mod server_support;
 
 use server_support::*;
 
+/// A server on a counting backend with two negotiated connections: the company (held
+/// open, it makes the server peek and keep what it peeked on the other) and the one under
+/// test.
+struct BesideCompany {
+    backend: Arc<CountingBackend>,
+    rt: Running,
+    company: Raw,
+    raw: Raw,
+    token: String,
+}
+
+async fn beside_company() -> BesideCompany {
+    let backend = Arc::new(CountingBackend::default());
+    let rt = start(backend.clone(), limits());
+    let company = rt.raw_negotiated().await;
+    let raw = rt.raw_negotiated().await;
+    let token = rt.token.clone();
+    BesideCompany {
+        backend,
+        rt,
+        company,
+        raw,
+        token,
+    }
+}
+
 /// One `status` request on `raw`, and its answer's request id.
 async fn status_round_trip(raw: &mut Raw, id: u64, token: &str) -> u64 {
     raw.send(&[request(&status_of("codex"), id, token)]).await;
@@ -24,14 +50,15 @@ async fn status_round_trip(raw: &mut Raw, id: u64, token: &str) -> u64 {
 /// this test into a hang, caught by the guard.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_with_the_smallest_send_buffer_is_never_stuck_behind_answered_requests() {
-    let backend = Arc::new(CountingBackend::default());
-    let mut rt = start(backend.clone(), limits());
-    // Company: with another connection open the server peeks, and keeps what it peeked.
-    let _company = rt.raw_negotiated().await;
-    let mut raw = rt.raw_negotiated().await;
+    let BesideCompany {
+        backend,
+        mut rt,
+        company: _company,
+        mut raw,
+        token,
+    } = beside_company().await;
     // The kernel's floor (about 4.5 KiB): four or five small requests fill it.
     rustix::net::sockopt::set_socket_send_buffer_size(&raw.stream, 1).unwrap();
-    let token = rt.token.clone();
     for id in 1..=24 {
         let answered = guarded("a request after a full send buffer", async {
             status_round_trip(&mut raw, id, &token).await
@@ -48,10 +75,13 @@ async fn a_client_with_the_smallest_send_buffer_is_never_stuck_behind_answered_r
 /// reads its answers and then the end of the stream.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_that_peeked_ends_with_the_end_of_the_stream_not_a_reset() {
-    let mut rt = start_counting(limits());
-    let _company = rt.raw_negotiated().await;
-    let mut raw = rt.raw_negotiated().await;
-    let token = rt.token.clone();
+    let BesideCompany {
+        mut rt,
+        company: _company,
+        mut raw,
+        token,
+        ..
+    } = beside_company().await;
     for id in 1..=3 {
         assert_eq!(status_round_trip(&mut raw, id, &token).await, id);
     }
@@ -70,11 +100,13 @@ async fn a_connection_that_peeked_ends_with_the_end_of_the_stream_not_a_reset() 
 /// without that it would read those requests again and run them twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_left_alone_answers_each_request_once() {
-    let backend = Arc::new(CountingBackend::default());
-    let mut rt = start(backend.clone(), limits());
-    let company = rt.raw_negotiated().await;
-    let mut raw = rt.raw_negotiated().await;
-    let token = rt.token.clone();
+    let BesideCompany {
+        backend,
+        mut rt,
+        company,
+        mut raw,
+        token,
+    } = beside_company().await;
     for id in 1..=3 {
         assert_eq!(status_round_trip(&mut raw, id, &token).await, id);
     }
