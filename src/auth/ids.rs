@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::secret::{os_random, EntropyError};
+use super::secret::{lowercase_hex_digit, os_random, EntropyError};
 
 const TOKEN_ID_PREFIX: &str = "tok_";
 const TOKEN_ID_RANDOM_BYTES: usize = 16;
@@ -43,9 +43,7 @@ impl TokenId {
     pub fn parse(text: &str) -> Result<TokenId, InvalidTokenId> {
         let rest = text.strip_prefix(TOKEN_ID_PREFIX).ok_or(InvalidTokenId)?;
         if rest.len() == 2 * TOKEN_ID_RANDOM_BYTES
-            && rest
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            && rest.bytes().all(|b| lowercase_hex_digit(b).1 == 0)
         {
             Ok(TokenId(Arc::from(text)))
         } else {

@@ -178,8 +178,9 @@ impl std::fmt::Debug for TokenDigest {
 }
 
 /// The value of `c` as a lowercase hex digit (`0-9a-f`), and 1 in the second place when it
-/// is not one (its value is then 0), computed without branching on `c`.
-const fn lowercase_hex_digit(c: u8) -> (u8, u8) {
+/// is not one (its value is then 0), computed without branching on `c`. The one home of the
+/// lowercase-hex alphabet: a token id's hex part is checked with it too.
+pub(super) const fn lowercase_hex_digit(c: u8) -> (u8, u8) {
     let digit = c.wrapping_sub(b'0');
     let letter = c.wrapping_sub(b'a');
     let is_digit = (digit < 10) as u8;
