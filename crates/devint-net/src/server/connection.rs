@@ -248,7 +248,7 @@ impl Task {
             // the other connections on this worker first. Reading and answering it at
             // once, read after read, kept the worker from them. (After a short read the
             // readiness is cleared instead, and the next read waits for the driver like
-            // every other connection's: see `read_buf`.) Not after `block_in_place`: those
+            // every other connection's: see `Intake::read`.) Not after `block_in_place`: those
             // tasks moved on with the worker already (docs/benchmarks.md, 2026-12-03).
             let moved = std::mem::take(&mut self.moved);
             if std::mem::take(&mut read_full) && !moved {
