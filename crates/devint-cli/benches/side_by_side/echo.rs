@@ -1,5 +1,5 @@
 //! The baseline: a raw Unix-socket echo server, in its own process, on the same tokio
-//! runtime shape as the DI-API servers (multi-thread, one worker per core), accepting as
+//! runtime as the embedded DI-API server (`roles::runtime`), accepting as
 //! `Server::serve` does: in a task of its own on a worker (so a new connection starts on
 //! that worker's run queue, not handed over from the `block_on` thread).
 //!
@@ -16,10 +16,7 @@ use tokio::net::{UnixListener, UnixStream};
 
 /// Serve at `socket` until killed. Prints `ready` once bound.
 pub fn run(socket: &Path) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
+    let runtime = super::roles::runtime();
     runtime.block_on(async {
         let listener = UnixListener::bind(socket).expect("bind the echo socket");
         super::roles::say_ready();

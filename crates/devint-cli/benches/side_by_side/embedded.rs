@@ -41,10 +41,7 @@ pub fn run(dir: &Path) {
         })
         .expect("enrol the bench client");
     super::roles::write_private(&dir.join("token"), secret.expose_secret_hex().as_bytes());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
+    let runtime = super::roles::runtime();
     runtime.block_on(async {
         let server = Server::builder(
             Arc::new(SharedBook::open(book).expect("open the book")),

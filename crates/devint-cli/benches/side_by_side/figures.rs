@@ -24,12 +24,17 @@ pub enum Figure {
     Plan,
     /// Authorised `status` round trips per second over this many connections.
     Throughput(usize),
-    /// `status` latency over this many concurrent connections (p99/p50 is the figure).
+    /// `status` latency over this many concurrent connections, one client thread each
+    /// (p99/p50 is the figure).
     Concurrent(usize),
+    /// `status` latency over this many connections driven by one client thread, as an
+    /// event-loop client drives them (no target: what such a client sees, p50 against
+    /// echo's).
+    Multiplexed(usize),
 }
 
 /// Every figure, in report order.
-pub const FIGURES: [Figure; 9] = [
+pub const FIGURES: [Figure; 10] = [
     Figure::Handshake,
     Figure::Denied,
     Figure::Status,
@@ -39,6 +44,7 @@ pub const FIGURES: [Figure; 9] = [
     Figure::Throughput(7),
     Figure::Throughput(32),
     Figure::Concurrent(16),
+    Figure::Multiplexed(16),
 ];
 
 impl Figure {
@@ -52,6 +58,7 @@ impl Figure {
             Figure::Plan => "plan".into(),
             Figure::Throughput(n) => format!("throughput{n}"),
             Figure::Concurrent(n) => format!("concurrent{n}"),
+            Figure::Multiplexed(n) => format!("multiplexed{n}"),
         }
     }
 
@@ -78,7 +85,8 @@ impl Figure {
             Figure::ListTools => "authorised list_tools".into(),
             Figure::Plan => "authorised plan".into(),
             Figure::Throughput(n) => format!("status throughput, {n} conn"),
-            Figure::Concurrent(n) => format!("status p99/p50, {n} conn"),
+            Figure::Concurrent(n) => format!("status p99/p50, {n} conn, {n} client threads"),
+            Figure::Multiplexed(n) => format!("status p99/p50, {n} conn, one client thread"),
         }
     }
 }
@@ -166,7 +174,10 @@ impl Subject {
         let pair = match figure {
             Figure::Handshake => return (&self.hello, &self.hello_echo),
             Figure::Denied => &self.denied,
-            Figure::Status | Figure::Throughput(_) | Figure::Concurrent(_) => &self.status,
+            Figure::Status
+            | Figure::Throughput(_)
+            | Figure::Concurrent(_)
+            | Figure::Multiplexed(_) => &self.status,
             Figure::ListTools => &self.list_tools,
             Figure::Plan => &self.plan,
         };
@@ -212,6 +223,7 @@ fn measure_one(figure: Figure, at: &Endpoint<'_>, exchange: &Exchange, s: &Setti
         }
         Figure::Throughput(n) => Value::Rate(measure::throughput(at, exchange, n, s.window)),
         Figure::Concurrent(n) => latency(measure::concurrent_latency(at, exchange, n, s.window)),
+        Figure::Multiplexed(n) => latency(measure::multiplexed_latency(at, exchange, n, s.window)),
     }
 }
 

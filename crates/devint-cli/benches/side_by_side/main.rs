@@ -11,11 +11,14 @@
 //! DEVINT_BENCH_SERVERS=embedded cargo bench -p devint-cli --bench side_by_side
 //! DEVINT_BENCH_QUICK=1 cargo bench -p devint-cli --bench side_by_side   # smoke run
 //! DEVINT_BENCH_FIGURES=denied,status cargo bench -p devint-cli --bench side_by_side
+//! DEVINT_BENCH_RUNTIME=current_thread cargo bench -p devint-cli --bench side_by_side
 //! ```
 //!
 //! `DEVINT_BENCH_FIGURES` keeps some figures only, by their keys (`figures::Figure::key`; an
 //! unknown key is refused with the list): with many rounds, a loop of one exchange to
-//! profile a server under.
+//! profile a server under. `DEVINT_BENCH_RUNTIME` (`multi_thread`, the default, or
+//! `current_thread`) is the tokio runtime of the echo server and the embedded server alike
+//! (`roles::runtime`); `devint serve` keeps its own.
 //!
 //! The same binary plays the servers: re-executed with `DEVINT_SIDE_BY_SIDE_ROLE` set to
 //! `echo` or `embedded`. `docs/benchmarks.md` explains every figure and records results.
@@ -53,6 +56,8 @@ pub struct Settings {
 impl Settings {
     fn from_env() -> Settings {
         use std::time::Duration;
+        // Checked here, before any server starts, so a typo stops the bench at once.
+        roles::runtime_shape();
         let quick = std::env::var_os("DEVINT_BENCH_QUICK").is_some_and(|v| v != "0");
         let rounds = std::env::var("DEVINT_BENCH_ROUNDS")
             .ok()

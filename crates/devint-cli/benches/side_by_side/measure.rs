@@ -1,6 +1,7 @@
-//! The measurements, each on fresh connections of the driver's blocking client: a
-//! handshake (connect + one exchange), round trips on one connection, closed-loop
-//! throughput over N connections, and latency over N concurrent connections.
+//! The measurements, each on fresh connections of the driver's client: a handshake
+//! (connect + one exchange), round trips on one connection, closed-loop throughput over N
+//! connections, and latency over N concurrent connections, with a blocking client thread
+//! per connection or with one thread driving them all (`poll(2)`).
 
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -178,4 +179,85 @@ fn concurrently<T: Send>(
     });
     let elapsed = start.get().map_or(window, |s| s.elapsed());
     (results, elapsed)
+}
+
+/// Latencies of `exchange` on `connections` connections driven by one client thread, as an
+/// event-loop client (an editor's extension host, the sidecar) drives them: each connection
+/// keeps one request in flight, the thread waits in `poll(2)` for answers and writes the
+/// next request on a connection as soon as its answer is whole. Unlike
+/// `concurrent_latency`, the client's own threads do not compete with the server for the
+/// CPUs, so the spread is the server's (and the kernel's), not the load generator's.
+pub fn multiplexed_latency(
+    at: &Endpoint<'_>,
+    exchange: &Exchange,
+    connections: usize,
+    window: Duration,
+) -> Latencies {
+    use rustix::event::{poll, PollFd, PollFlags};
+    use std::io::{ErrorKind, Read, Write};
+
+    let mut buf = Buffer::new();
+    let mut streams: Vec<UnixStream> = (0..connections).map(|_| at.open(&mut buf)).collect();
+    for stream in &streams {
+        stream.set_nonblocking(true).expect("a non-blocking socket");
+    }
+    let mut answers: Vec<Vec<u8>> = vec![Vec::with_capacity(4096); connections];
+    let mut in_flight: Vec<Option<Instant>> = vec![None; connections];
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut samples = Vec::new();
+    let deadline = Instant::now() + window;
+    let send = |stream: &mut UnixStream| {
+        // One small request on a connection with nothing in flight: the socket's buffer
+        // is empty, so the write is whole.
+        stream
+            .write_all(&exchange.request)
+            .expect("write a request");
+        Some(Instant::now())
+    };
+    for (stream, sent) in streams.iter_mut().zip(&mut in_flight) {
+        *sent = send(stream);
+    }
+    let mut ready = Vec::with_capacity(connections);
+    while in_flight.iter().any(Option::is_some) {
+        ready.clear();
+        {
+            let waiting: Vec<usize> = (0..connections)
+                .filter(|&i| in_flight[i].is_some())
+                .collect();
+            let mut fds: Vec<PollFd<'_>> = waiting
+                .iter()
+                .map(|&i| PollFd::new(&streams[i], PollFlags::IN))
+                .collect();
+            poll(&mut fds, None).expect("poll");
+            ready.extend(
+                waiting
+                    .iter()
+                    .zip(&fds)
+                    .filter(|(_, fd)| !fd.revents().is_empty())
+                    .map(|(&i, _)| i),
+            );
+        }
+        for &i in &ready {
+            loop {
+                match streams[i].read(&mut chunk) {
+                    Ok(0) => panic!("the server closed a connection mid-measurement"),
+                    Ok(n) => answers[i].extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) => panic!("read an answer: {e}"),
+                }
+            }
+            let Some(answer) = exchange.answered(&answers[i]) else {
+                continue;
+            };
+            answer.expect("the expected answer");
+            let sent = in_flight[i].take().expect("a request in flight");
+            let now = Instant::now();
+            samples.push(now - sent);
+            answers[i].clear();
+            if now < deadline {
+                in_flight[i] = send(&mut streams[i]);
+            }
+        }
+    }
+    Latencies::new(samples)
 }

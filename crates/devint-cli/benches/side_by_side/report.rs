@@ -25,7 +25,6 @@ fn cpu_model() -> String {
 
 /// A target: its text and whether a ratio (or, for `Concurrent`, the server's p99/p50)
 /// meets it.
-/// A target's text and its check.
 type Target = (&'static str, fn(f64) -> bool);
 
 fn target(server: &str, figure: Figure) -> Option<Target> {
@@ -86,7 +85,7 @@ fn cell(figure: Figure, side: &[Value]) -> String {
             "{:.1} k/s",
             median(side.iter().map(|&v| p50(v)).collect()) / 1e3
         ),
-        Figure::Concurrent(_) => format!(
+        Figure::Concurrent(_) | Figure::Multiplexed(_) => format!(
             "{:.1} / {:.1} µs = {:.2}",
             median(side.iter().map(|&v| p50(v)).collect()),
             median(side.iter().map(|&v| p99(v)).collect()),
@@ -116,6 +115,10 @@ pub fn print(subjects: &[Subject], results: &Results, settings: &Settings, load_
         settings.budget.time.as_millis(),
         settings.budget.min_samples,
         settings.window.as_millis()
+    );
+    println!(
+        "runtime of the echo and embedded servers: {} (devint serve: its own)",
+        super::roles::runtime_shape()
     );
     println!("latency: p50 / p99 (median over rounds); ratio: server ÷ echo of the p50 (throughput: of the rate; p99/p50: the server's own), median [min–max] over rounds");
     println!();

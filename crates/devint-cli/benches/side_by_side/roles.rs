@@ -10,6 +10,42 @@ use std::time::{Duration, Instant};
 /// The environment variable naming the role this binary plays.
 pub const ROLE_ENV: &str = "DEVINT_SIDE_BY_SIDE_ROLE";
 
+/// The environment variable choosing the tokio runtime of the echo server and the
+/// embedded server alike (the roles inherit it): `multi_thread` (the default, one worker
+/// per core) or `current_thread`. `devint serve` keeps its own runtime.
+pub const RUNTIME_ENV: &str = "DEVINT_BENCH_RUNTIME";
+
+/// The runtime shapes [`RUNTIME_ENV`] may name.
+pub const RUNTIMES: [&str; 2] = ["multi_thread", "current_thread"];
+
+/// The runtime shape [`RUNTIME_ENV`] names; an unknown name stops the bench, naming the
+/// known ones.
+pub fn runtime_shape() -> &'static str {
+    match std::env::var(RUNTIME_ENV) {
+        Err(_) => RUNTIMES[0],
+        Ok(name) => RUNTIMES
+            .into_iter()
+            .find(|&known| known == name)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{RUNTIME_ENV}: unknown runtime {name:?} (known: {})",
+                    RUNTIMES.join(", ")
+                )
+            }),
+    }
+}
+
+/// The tokio runtime a role serves on: the same shape for the echo server and the embedded
+/// server, so their figures differ only by the protocol's work.
+pub fn runtime() -> tokio::runtime::Runtime {
+    let mut builder = if runtime_shape() == "current_thread" {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    builder.enable_all().build().expect("a tokio runtime")
+}
+
 /// A server process of ours, killed and reaped when dropped.
 pub struct Server {
     child: Child,

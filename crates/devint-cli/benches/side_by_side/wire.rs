@@ -1,5 +1,6 @@
-//! The driver's blocking client: pre-encoded exchanges over `std` Unix sockets, so the
-//! figures are the servers' cost plus the kernel's, not a client runtime's.
+//! The driver's client: pre-encoded exchanges over `std` Unix sockets (blocking, or
+//! non-blocking under `poll(2)`), so the figures are the servers' cost plus the kernel's,
+//! not a client runtime's.
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -49,18 +50,44 @@ impl Exchange {
     /// Write the request, read the whole answer.
     pub fn run(&self, stream: &mut UnixStream, buf: &mut Buffer) -> io::Result<()> {
         stream.write_all(&self.request)?;
-        match self.reply {
-            Reply::Exact(n) => stream.read_exact(&mut buf.0[..n]),
-            Reply::Frame { tag } => {
-                let got = read_frame(stream, &mut buf.0)?;
-                if got != tag {
-                    return Err(io::Error::other(format!(
-                        "expected a frame with tag {tag}, got tag {got}"
-                    )));
-                }
-                Ok(())
+        let mut have = 0;
+        loop {
+            let n = stream.read(&mut buf.0[have..])?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            have += n;
+            if let Some(answer) = self.answered(&buf.0[..have]) {
+                return answer;
             }
         }
+    }
+
+    /// Whether `bytes`, read since the request was written, are the whole answer: `None`
+    /// while more is owed; else whether it is the answer the measurement expects (the
+    /// frame's tag; exactly one answer, nothing after it).
+    pub fn answered(&self, bytes: &[u8]) -> Option<io::Result<()>> {
+        let (total, tag) = match self.reply {
+            Reply::Exact(n) => (n, None),
+            Reply::Frame { tag } => (frame_len(bytes)?, Some(tag)),
+        };
+        if bytes.len() < total {
+            return None;
+        }
+        Some(if bytes.len() > total {
+            Err(io::Error::other(format!(
+                "{} bytes past the answer's {total}",
+                bytes.len() - total
+            )))
+        } else {
+            match tag {
+                Some(tag) if bytes[0] != tag => Err(io::Error::other(format!(
+                    "expected a frame with tag {tag}, got tag {}",
+                    bytes[0]
+                ))),
+                _ => Ok(()),
+            }
+        })
     }
 
     /// The same sizes for the echo server: `[u32 request_len][u32 reply_len][request]`,
@@ -73,23 +100,6 @@ impl Exchange {
         Exchange {
             request: bytes,
             reply: Reply::Exact(reply_len),
-        }
-    }
-}
-
-/// Read one whole frame (tag, LEB128 length, payload); return its tag.
-fn read_frame(stream: &mut UnixStream, buf: &mut [u8]) -> io::Result<u8> {
-    let mut have = 0;
-    loop {
-        let n = stream.read(&mut buf[have..])?;
-        if n == 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        have += n;
-        if let Some(total) = frame_len(&buf[..have]) {
-            if have >= total {
-                return Ok(buf[0]);
-            }
         }
     }
 }
