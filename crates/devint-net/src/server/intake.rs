@@ -32,10 +32,14 @@ use tokio::net::UnixStream;
 // connection budget; a large frame just takes more reads.
 pub(super) const READ_CHUNK: usize = 4 * 1024;
 
-/// Bytes owed (peeked, answered, still on the socket) at which they are taken off. Some
-/// fifty `status` requests; with the kernel's per-message overhead about a sixth of the
-/// default send buffer (`net.core.wmem_default`, 208 KiB).
-pub(super) const TAKE_OFF_AT: usize = 4 * 1024;
+/// Bytes owed (peeked, answered, still on the socket) at which they are taken off: a dozen
+/// `status` requests; with the kernel's per-message overhead a twentieth of the default
+/// send buffer (`net.core.wmem_default`, 208 KiB). Not more: a take-off frees every message
+/// owed in one `recv`, and meanwhile the other connections on its thread wait; at 4 KiB
+/// (some fifty requests) that wait put a 16-connection p99 on a current-thread runtime
+/// above twice its p50, at 1 KiB it does not, for the same CPU per answer
+/// (docs/benchmarks.md, 2026-12-04, night).
+pub(super) const TAKE_OFF_AT: usize = 1024;
 
 /// How often a connection that owes bytes checks that its client still sends: a client
 /// whose send buffer (`SO_SNDBUF`, as small as 4.5 KiB) is filled by bytes owed can send
