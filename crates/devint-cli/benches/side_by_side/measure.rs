@@ -228,7 +228,10 @@ pub fn multiplexed_latency(
                 .iter()
                 .map(|&i| PollFd::new(&streams[i], PollFlags::IN))
                 .collect();
-            poll(&mut fds, None).expect("poll");
+            // A signal ends the wait early (`EINTR`): wait again.
+            while let Err(e) = poll(&mut fds, None) {
+                assert_eq!(e, rustix::io::Errno::INTR, "poll: {e}");
+            }
             ready.extend(
                 waiting
                     .iter()
