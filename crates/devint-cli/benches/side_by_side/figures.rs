@@ -86,7 +86,7 @@ impl Figure {
             Figure::Plan => "authorised plan".into(),
             Figure::Throughput(n) => format!("status throughput, {n} conn"),
             Figure::Concurrent(n) => format!("status p99/p50, {n} conn, {n} client threads"),
-            Figure::Multiplexed(n) => format!("status p99/p50, {n} conn, one client thread"),
+            Figure::Multiplexed(n) => format!("status latency, {n} conn, one client thread"),
         }
     }
 }

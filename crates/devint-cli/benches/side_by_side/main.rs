@@ -57,7 +57,7 @@ impl Settings {
     fn from_env() -> Settings {
         use std::time::Duration;
         // Checked here, before any server starts, so a typo stops the bench at once.
-        roles::runtime_shape();
+        roles::RuntimeShape::from_env();
         let quick = std::env::var_os("DEVINT_BENCH_QUICK").is_some_and(|v| v != "0");
         let rounds = std::env::var("DEVINT_BENCH_ROUNDS")
             .ok()

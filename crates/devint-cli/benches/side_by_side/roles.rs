@@ -15,33 +15,52 @@ pub const ROLE_ENV: &str = "DEVINT_SIDE_BY_SIDE_ROLE";
 /// per core) or `current_thread`. `devint serve` keeps its own runtime.
 pub const RUNTIME_ENV: &str = "DEVINT_BENCH_RUNTIME";
 
-/// The runtime shapes [`RUNTIME_ENV`] may name.
-pub const RUNTIMES: [&str; 2] = ["multi_thread", "current_thread"];
+/// The tokio runtime of the echo server and the embedded server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimeShape {
+    /// One worker per core (the default).
+    MultiThread,
+    /// Everything on the thread that serves.
+    CurrentThread,
+}
 
-/// The runtime shape [`RUNTIME_ENV`] names; an unknown name stops the bench, naming the
-/// known ones.
-pub fn runtime_shape() -> &'static str {
-    match std::env::var(RUNTIME_ENV) {
-        Err(_) => RUNTIMES[0],
-        Ok(name) => RUNTIMES
+impl RuntimeShape {
+    /// Every shape, the default first.
+    const ALL: [RuntimeShape; 2] = [RuntimeShape::MultiThread, RuntimeShape::CurrentThread];
+
+    /// Its name in [`RUNTIME_ENV`] and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuntimeShape::MultiThread => "multi_thread",
+            RuntimeShape::CurrentThread => "current_thread",
+        }
+    }
+
+    /// The shape [`RUNTIME_ENV`] names; an unknown name stops the bench, naming the known
+    /// ones.
+    pub fn from_env() -> RuntimeShape {
+        let Ok(name) = std::env::var(RUNTIME_ENV) else {
+            return RuntimeShape::ALL[0];
+        };
+        RuntimeShape::ALL
             .into_iter()
-            .find(|&known| known == name)
+            .find(|shape| shape.name() == name)
             .unwrap_or_else(|| {
+                let known: Vec<&str> = RuntimeShape::ALL.iter().map(|s| s.name()).collect();
                 panic!(
                     "{RUNTIME_ENV}: unknown runtime {name:?} (known: {})",
-                    RUNTIMES.join(", ")
+                    known.join(", ")
                 )
-            }),
+            })
     }
 }
 
 /// The tokio runtime a role serves on: the same shape for the echo server and the embedded
 /// server, so their figures differ only by the protocol's work.
 pub fn runtime() -> tokio::runtime::Runtime {
-    let mut builder = if runtime_shape() == "current_thread" {
-        tokio::runtime::Builder::new_current_thread()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
+    let mut builder = match RuntimeShape::from_env() {
+        RuntimeShape::MultiThread => tokio::runtime::Builder::new_multi_thread(),
+        RuntimeShape::CurrentThread => tokio::runtime::Builder::new_current_thread(),
     };
     builder.enable_all().build().expect("a tokio runtime")
 }
