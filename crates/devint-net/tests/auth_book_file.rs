@@ -483,3 +483,62 @@ fn a_book_renamed_away_and_replaced_is_seen_at_the_next_resolve() {
     cli.save(&EnrolmentBook::new()).unwrap();
     assert!(unknown(status(&server, &token)));
 }
+
+#[test]
+fn a_book_whose_directory_is_renamed_away_and_replaced_is_seen_at_the_next_resolve() {
+    // The held file is untouched (still linked, in the old directory): only a watch on the
+    // book's directory tells the name now leads elsewhere.
+    let sb = sandbox();
+    let cli = sb.file();
+    let token = enrol(&cli, "ide");
+    let server = sb.server();
+    assert!(status(&server, &token).is_ok());
+    let state = sb.book_path.parent().unwrap();
+    fs::rename(state, state.with_extension("old")).unwrap();
+    fs::create_dir(state).unwrap();
+    fs::set_permissions(state, fs::Permissions::from_mode(0o700)).unwrap();
+    cli.save(&EnrolmentBook::new()).unwrap();
+    assert!(unknown(status(&server, &token)));
+}
+
+#[test]
+fn a_revocation_after_the_change_queue_overflowed_is_seen_at_the_next_resolve() {
+    // Fill the kernel's queue of changes with neighbours' (files created beside the book):
+    // the revocation's own events are then dropped, and only the overflow says so.
+    let limit: usize = fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
+        .expect("the kernel's inotify queue limit (Linux)")
+        .trim()
+        .parse()
+        .unwrap();
+    let sb = sandbox();
+    let cli = sb.file();
+    let token = enrol(&cli, "ide");
+    let server = sb.server();
+    assert!(status(&server, &token).is_ok());
+    let state = sb.book_path.parent().unwrap();
+    let crowd = state.join("crowd");
+    for i in 0..=limit {
+        fs::File::create(crowd.with_extension(i.to_string())).unwrap();
+    }
+    revoke_all(&cli);
+    assert!(unknown(status(&server, &token)));
+}
+
+#[test]
+fn changes_beside_the_book_keep_answering_from_it() {
+    // The audit log and the writers' temporary files live beside the book: their comings
+    // and goings neither deny anything nor hide a change to the book that follows.
+    let sb = sandbox();
+    let cli = sb.file();
+    let token = enrol(&cli, "ide");
+    let server = sb.server();
+    let state = sb.book_path.parent().unwrap();
+    for round in 0..3 {
+        let log = state.join("audit.jsonl");
+        fs::write(&log, format!("{round}")).unwrap();
+        fs::rename(&log, state.join("audit.1.jsonl")).unwrap();
+        assert!(status(&server, &token).is_ok(), "round {round}");
+    }
+    revoke_all(&cli);
+    assert!(unknown(status(&server, &token)));
+}

@@ -8,6 +8,7 @@
 
 mod file;
 mod shared;
+mod watch;
 
 pub use file::{BookFile, BookFileError, BookFingerprint, BookLock};
 pub use shared::SharedBook;
