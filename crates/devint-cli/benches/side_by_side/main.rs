@@ -11,13 +11,13 @@
 //! DEVINT_BENCH_SERVERS=embedded cargo bench -p devint-cli --bench side_by_side
 //! DEVINT_BENCH_QUICK=1 cargo bench -p devint-cli --bench side_by_side   # smoke run
 //! DEVINT_BENCH_FIGURES=denied,status cargo bench -p devint-cli --bench side_by_side
-//! DEVINT_BENCH_RUNTIME=current_thread cargo bench -p devint-cli --bench side_by_side
+//! DEVINT_BENCH_RUNTIME=multi_thread cargo bench -p devint-cli --bench side_by_side
 //! ```
 //!
 //! `DEVINT_BENCH_FIGURES` keeps some figures only, by their keys (`figures::Figure::key`; an
 //! unknown key is refused with the list): with many rounds, a loop of one exchange to
-//! profile a server under. `DEVINT_BENCH_RUNTIME` (`multi_thread`, the default, or
-//! `current_thread`) is the tokio runtime of the echo server and the embedded server alike
+//! profile a server under. `DEVINT_BENCH_RUNTIME` (`current_thread`, the default, or
+//! `multi_thread`) is the tokio runtime of the echo server and the embedded server alike
 //! (`roles::runtime`); `devint serve` keeps its own.
 //!
 //! The same binary plays the servers: re-executed with `DEVINT_SIDE_BY_SIDE_ROLE` set to
