@@ -67,6 +67,36 @@ fn enrol(file: &BookFile, name: &str) -> String {
     .unwrap()
 }
 
+/// A sandbox with one client enrolled, and a server that has let it in once.
+struct Enrolled {
+    sb: Sandbox,
+    cli: BookFile,
+    token: String,
+    server: SharedBook,
+}
+
+fn enrolled() -> Enrolled {
+    let sb = sandbox();
+    let cli = sb.file();
+    let token = enrol(&cli, "ide");
+    let server = sb.server();
+    assert!(status(&server, &token).is_ok());
+    Enrolled {
+        sb,
+        cli,
+        token,
+        server,
+    }
+}
+
+impl Enrolled {
+    /// Revoke every record as `devint tokens revoke` does; the very next request is denied.
+    fn revoke_and_expect_denial(&self) {
+        revoke_all(&self.cli);
+        assert!(unknown(status(&self.server, &self.token)));
+    }
+}
+
 fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o7777
 }
@@ -318,12 +348,9 @@ fn concurrent_writer_processes_lose_no_update() {
 
 #[test]
 fn a_revocation_by_another_process_is_seen_at_the_next_resolve() {
-    let sb = sandbox();
-    let cli = sb.file();
-    let token = enrol(&cli, "ide");
-    let server = sb.server();
-    assert!(status(&server, &token).is_ok());
-    let id = cli
+    let e = enrolled();
+    let id = e
+        .cli
         .load()
         .unwrap()
         .list()
@@ -331,8 +358,8 @@ fn a_revocation_by_another_process_is_seen_at_the_next_resolve() {
         .unwrap()
         .token_id()
         .clone();
-    cli.update(|b| b.revoke(&id)).unwrap();
-    let err = status(&server, &token).unwrap_err();
+    e.cli.update(|b| b.revoke(&id)).unwrap();
+    let err = status(&e.server, &e.token).unwrap_err();
     assert!(
         matches!(err, ResolveError::Denied(AuthDenial::Unknown)),
         "{err}"
@@ -353,22 +380,18 @@ fn an_enrolment_by_another_process_is_seen_at_the_next_resolve() {
 
 #[test]
 fn a_book_corrupted_under_a_running_server_denies_everything_and_says_why() {
-    let sb = sandbox();
-    let cli = sb.file();
-    let token = enrol(&cli, "ide");
-    let server = sb.server();
-    assert!(status(&server, &token).is_ok());
-    fs::write(&sb.book_path, b"{\"format_version\": 1, \"records\": [").unwrap();
+    let e = enrolled();
+    fs::write(&e.sb.book_path, b"{\"format_version\": 1, \"records\": [").unwrap();
     for _ in 0..2 {
-        let err = status(&server, &token).unwrap_err();
+        let err = status(&e.server, &e.token).unwrap_err();
         assert!(matches!(err, ResolveError::BookUnavailable(_)), "{err}");
         assert_eq!(err.wire_code(), DenyCode::Unauthenticated);
         assert!(err.to_string().contains("corrupt"), "{err}");
     }
     // The old copy is not used as a fallback; fixing the file restores service.
     let text = serde_json::json!({"format_version": 1, "records": []}).to_string();
-    fs::write(&sb.book_path, text).unwrap();
-    let err = status(&server, &token).unwrap_err();
+    fs::write(&e.sb.book_path, text).unwrap();
+    let err = status(&e.server, &e.token).unwrap_err();
     assert!(
         matches!(err, ResolveError::Denied(AuthDenial::Unknown)),
         "{err}"
@@ -420,17 +443,11 @@ fn unknown(result: Result<Grant, ResolveError>) -> bool {
 
 #[test]
 fn a_revocation_right_after_enrolment_is_seen_whatever_the_clock_granularity() {
-    // The server watches the loaded file through a held descriptor; an atomic replacement
-    // within the same timestamp tick as the enrolment must still be seen (the held file's
-    // link count drops).
+    // An atomic replacement within the same timestamp tick as the enrolment must still be
+    // seen: the watch queues the rename; without a watch, the held file's link count drops.
     for _ in 0..50 {
-        let sb = sandbox();
-        let cli = sb.file();
-        let token = enrol(&cli, "ide");
-        let server = sb.server();
-        assert!(status(&server, &token).is_ok());
-        revoke_all(&cli);
-        assert!(unknown(status(&server, &token)));
+        let e = enrolled();
+        e.revoke_and_expect_denial();
     }
 }
 
@@ -438,35 +455,26 @@ fn a_revocation_right_after_enrolment_is_seen_whatever_the_clock_granularity() {
 fn a_revocation_over_a_hard_linked_book_is_seen_at_the_next_resolve() {
     // A backup hard link keeps the old file alive after the replacement: its link count
     // still changes (2 → 1).
-    let sb = sandbox();
-    let cli = sb.file();
-    let token = enrol(&cli, "ide");
-    let server = sb.server();
-    assert!(status(&server, &token).is_ok());
-    fs::hard_link(&sb.book_path, sb.book_path.with_extension("bak")).unwrap();
+    let e = enrolled();
+    fs::hard_link(&e.sb.book_path, e.sb.book_path.with_extension("bak")).unwrap();
     assert!(
-        status(&server, &token).is_ok(),
+        status(&e.server, &e.token).is_ok(),
         "a new link changes nothing enrolled"
     );
-    revoke_all(&cli);
-    assert!(unknown(status(&server, &token)));
+    e.revoke_and_expect_denial();
 }
 
 #[test]
 fn a_book_edited_in_place_is_seen_at_the_next_resolve() {
-    let sb = sandbox();
-    let cli = sb.file();
-    let token = enrol(&cli, "ide");
-    let server = sb.server();
-    assert!(status(&server, &token).is_ok());
+    let e = enrolled();
     // The same book without its record, written into the same inode (truncate + write).
-    let other = sb.book_path.with_extension("other");
+    let other = e.sb.book_path.with_extension("other");
     BookFile::new(&other).save(&EnrolmentBook::new()).unwrap();
     let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).unwrap());
-    let before = inode(&sb.book_path);
-    fs::write(&sb.book_path, fs::read(&other).unwrap()).unwrap();
-    assert_eq!(inode(&sb.book_path), before, "edited in place");
-    assert!(unknown(status(&server, &token)));
+    let before = inode(&e.sb.book_path);
+    fs::write(&e.sb.book_path, fs::read(&other).unwrap()).unwrap();
+    assert_eq!(inode(&e.sb.book_path), before, "edited in place");
+    assert!(unknown(status(&e.server, &e.token)));
 }
 
 #[test]
@@ -488,17 +496,13 @@ fn a_book_renamed_away_and_replaced_is_seen_at_the_next_resolve() {
 fn a_book_whose_directory_is_renamed_away_and_replaced_is_seen_at_the_next_resolve() {
     // The held file is untouched (still linked, in the old directory): only a watch on the
     // book's directory tells the name now leads elsewhere.
-    let sb = sandbox();
-    let cli = sb.file();
-    let token = enrol(&cli, "ide");
-    let server = sb.server();
-    assert!(status(&server, &token).is_ok());
-    let state = sb.book_path.parent().unwrap();
+    let e = enrolled();
+    let state = e.sb.book_path.parent().unwrap();
     fs::rename(state, state.with_extension("old")).unwrap();
     fs::create_dir(state).unwrap();
     fs::set_permissions(state, fs::Permissions::from_mode(0o700)).unwrap();
-    cli.save(&EnrolmentBook::new()).unwrap();
-    assert!(unknown(status(&server, &token)));
+    e.cli.save(&EnrolmentBook::new()).unwrap();
+    assert!(unknown(status(&e.server, &e.token)));
 }
 
 #[test]
@@ -510,35 +514,26 @@ fn a_revocation_after_the_change_queue_overflowed_is_seen_at_the_next_resolve() 
         .trim()
         .parse()
         .unwrap();
-    let sb = sandbox();
-    let cli = sb.file();
-    let token = enrol(&cli, "ide");
-    let server = sb.server();
-    assert!(status(&server, &token).is_ok());
-    let state = sb.book_path.parent().unwrap();
+    let e = enrolled();
+    let state = e.sb.book_path.parent().unwrap();
     let crowd = state.join("crowd");
     for i in 0..=limit {
         fs::File::create(crowd.with_extension(i.to_string())).unwrap();
     }
-    revoke_all(&cli);
-    assert!(unknown(status(&server, &token)));
+    e.revoke_and_expect_denial();
 }
 
 #[test]
 fn changes_beside_the_book_keep_answering_from_it() {
     // The audit log and the writers' temporary files live beside the book: their comings
     // and goings neither deny anything nor hide a change to the book that follows.
-    let sb = sandbox();
-    let cli = sb.file();
-    let token = enrol(&cli, "ide");
-    let server = sb.server();
-    let state = sb.book_path.parent().unwrap();
+    let e = enrolled();
+    let state = e.sb.book_path.parent().unwrap();
     for round in 0..3 {
         let log = state.join("audit.jsonl");
         fs::write(&log, format!("{round}")).unwrap();
         fs::rename(&log, state.join("audit.1.jsonl")).unwrap();
-        assert!(status(&server, &token).is_ok(), "round {round}");
+        assert!(status(&e.server, &e.token).is_ok(), "round {round}");
     }
-    revoke_all(&cli);
-    assert!(unknown(status(&server, &token)));
+    e.revoke_and_expect_denial();
 }
