@@ -524,16 +524,23 @@ fn a_revocation_after_the_change_queue_overflowed_is_seen_at_the_next_resolve() 
 }
 
 #[test]
-fn changes_beside_the_book_keep_answering_from_it() {
+fn changes_beside_the_book_neither_deny_nor_hide_a_revocation() {
     // The audit log and the writers' temporary files live beside the book: their comings
-    // and goings neither deny anything nor hide a change to the book that follows.
+    // and goings deny nothing, and a revocation queued among them (neighbours' events
+    // before and after its own, read in one go) is still seen.
     let e = enrolled();
     let state = e.sb.book_path.parent().unwrap();
-    for round in 0..3 {
+    let neighbour = |round: usize| {
         let log = state.join("audit.jsonl");
         fs::write(&log, format!("{round}")).unwrap();
-        fs::rename(&log, state.join("audit.1.jsonl")).unwrap();
+        fs::rename(&log, state.join(format!("audit.{round}.jsonl"))).unwrap();
+    };
+    for round in 0..3 {
+        neighbour(round);
         assert!(status(&e.server, &e.token).is_ok(), "round {round}");
     }
-    e.revoke_and_expect_denial();
+    neighbour(3);
+    revoke_all(&e.cli);
+    neighbour(4);
+    assert!(unknown(status(&e.server, &e.token)));
 }

@@ -51,13 +51,16 @@ pub struct Settings {
     budget: measure::Budget,
     window: std::time::Duration,
     figures: Vec<figures::Figure>,
+    /// The runtime of the echo and embedded servers (the roles read it again from the
+    /// environment they inherit).
+    runtime: roles::RuntimeShape,
 }
 
 impl Settings {
     fn from_env() -> Settings {
         use std::time::Duration;
-        // Checked here, before any server starts, so a typo stops the bench at once.
-        roles::RuntimeShape::from_env();
+        // Read here, before any server starts, so a typo stops the bench at once.
+        let runtime = roles::RuntimeShape::from_env();
         let quick = std::env::var_os("DEVINT_BENCH_QUICK").is_some_and(|v| v != "0");
         let rounds = std::env::var("DEVINT_BENCH_ROUNDS")
             .ok()
@@ -83,6 +86,7 @@ impl Settings {
             rounds,
             servers,
             figures,
+            runtime,
             budget: measure::Budget {
                 time,
                 max_samples: 20_000,
@@ -172,6 +176,7 @@ fn drive() {
         window: settings.window / 4,
         servers: Vec::new(),
         figures: settings.figures.clone(),
+        runtime: settings.runtime,
     };
     figures::run_rounds(&subjects, &echo.socket, &warm);
     let results = figures::run_rounds(&subjects, &echo.socket, &settings);

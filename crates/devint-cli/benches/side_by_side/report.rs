@@ -118,7 +118,7 @@ pub fn print(subjects: &[Subject], results: &Results, settings: &Settings, load_
     );
     println!(
         "runtime of the echo and embedded servers: {} (devint serve: its own)",
-        super::roles::RuntimeShape::from_env().name()
+        settings.runtime.name()
     );
     println!("latency: p50 / p99 (median over rounds); ratio: server ÷ echo of the p50 (throughput: of the rate; p99/p50 with a client thread per connection: the server's own), median [min–max] over rounds");
     println!();

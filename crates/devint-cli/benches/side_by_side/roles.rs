@@ -19,8 +19,8 @@ pub const RUNTIME_ENV: &str = "DEVINT_BENCH_RUNTIME";
 ///
 /// The default is the shape in which the raw echo server, the baseline, keeps its own tail
 /// on a small machine: on the 2-core bench machine its p99/p50 at 16 connections is 1.7–2.0
-/// on a current-thread runtime and 3.0–5.5 on a multi-thread one, at the same throughput
-/// (`docs/benchmarks.md`, 2026-12-04). The ratios compare the servers on the same shape
+/// on a current-thread runtime and 2.8–5.5 on a multi-thread one, at the same throughput
+/// (`docs/benchmarks.md`, "Figures, 2026-12-04, late"). The ratios compare the servers on the same shape
 /// either way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuntimeShape {
@@ -37,8 +37,8 @@ impl RuntimeShape {
     /// Its name in [`RUNTIME_ENV`] and in the report.
     pub fn name(self) -> &'static str {
         match self {
-            RuntimeShape::MultiThread => "multi_thread",
             RuntimeShape::CurrentThread => "current_thread",
+            RuntimeShape::MultiThread => "multi_thread",
         }
     }
 
@@ -65,8 +65,8 @@ impl RuntimeShape {
 /// server, so their figures differ only by the protocol's work.
 pub fn runtime() -> tokio::runtime::Runtime {
     let mut builder = match RuntimeShape::from_env() {
-        RuntimeShape::MultiThread => tokio::runtime::Builder::new_multi_thread(),
         RuntimeShape::CurrentThread => tokio::runtime::Builder::new_current_thread(),
+        RuntimeShape::MultiThread => tokio::runtime::Builder::new_multi_thread(),
     };
     builder.enable_all().build().expect("a tokio runtime")
 }

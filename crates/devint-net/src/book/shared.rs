@@ -58,8 +58,8 @@ enum Check {
 
 #[derive(Debug)]
 enum Loaded {
-    /// The copy in memory is the file with this fingerprint; `held` is that file, open, when
-    /// it could be opened again and was still the same file.
+    /// The copy in memory is the file with this fingerprint; `held` is what the cheap
+    /// check looks at, when the file could be opened again and was still the same file.
     Fresh {
         fingerprint: BookFingerprint,
         held: Option<Held>,
@@ -76,25 +76,23 @@ impl Loaded {
     }
 }
 
-/// The loaded book file, held open, its link count when it was opened, and the watch on it
-/// when there is one.
+/// What the cheap check looks at: the watch on the loaded book, or, without one, the loaded
+/// book file held open with its link count when it was opened.
 #[derive(Debug)]
-struct Held {
-    file: File,
-    links: u64,
-    watch: Option<BookWatch>,
+enum Held {
+    Watched(BookWatch),
+    Open { file: File, links: u64 },
 }
 
 impl Held {
-    /// Whether the held file is certainly still exactly what was loaded: nothing queued on
-    /// its watch, or, without one, one `fstat` matching.
+    /// Whether the loaded file is certainly still exactly what was loaded: nothing queued on
+    /// its watch, or one `fstat` of the held file matching.
     fn unchanged(&self, fingerprint: BookFingerprint) -> bool {
-        match &self.watch {
-            Some(watch) => watch.quiet(),
-            None => self
-                .file
+        match self {
+            Held::Watched(watch) => watch.quiet(),
+            Held::Open { file, links } => file
                 .metadata()
-                .is_ok_and(|m| m.nlink() == self.links && BookFingerprint::of(&m) == fingerprint),
+                .is_ok_and(|m| m.nlink() == *links && BookFingerprint::of(&m) == fingerprint),
         }
     }
 }
@@ -110,9 +108,7 @@ fn hold(file: &BookFile, fingerprint: BookFingerprint, check: Check) -> Option<H
         return None;
     }
     let watch = match check {
-        Check::Watch => BookWatch::start(file.path())
-            .inspect_err(|e| tracing::debug!(error = %e, "enrolment book checked by fstat"))
-            .ok(),
+        Check::Watch => or_fstat(BookWatch::start(file.path())),
         Check::Fstat => None,
     };
     let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
@@ -121,17 +117,22 @@ fn hold(file: &BookFile, fingerprint: BookFingerprint, check: Check) -> Option<H
         .custom_flags(flags.bits() as i32)
         .open(file.path())
         .ok()?;
-    let watch = watch.filter(|w| {
-        w.watch_book(file.path())
-            .inspect_err(|e| tracing::debug!(error = %e, "enrolment book checked by fstat"))
-            .is_ok()
-    });
+    let watch = watch.filter(|w| or_fstat(w.watch_book(file.path())).is_some());
     let meta = held.metadata().ok()?;
-    (BookFingerprint::of(&meta) == fingerprint).then_some(Held {
-        links: meta.nlink(),
-        file: held,
-        watch,
+    (BookFingerprint::of(&meta) == fingerprint).then(|| match watch {
+        Some(watch) => Held::Watched(watch),
+        None => Held::Open {
+            links: meta.nlink(),
+            file: held,
+        },
     })
+}
+
+/// A step of setting up the watch; when it fails there is no watch, and the `fstat` check
+/// stands in (said at `debug`; it is slower, and misses what the module doc says it misses).
+fn or_fstat<T>(step: std::io::Result<T>) -> Option<T> {
+    step.inspect_err(|e| tracing::debug!(error = %e, "enrolment book checked by fstat"))
+        .ok()
 }
 
 /// Run `f`, which may read a file, off the async workers: on a worker of a multi-threaded
@@ -223,7 +224,7 @@ impl SharedBook {
             if held.unchanged(*fingerprint) {
                 return Ok(());
             }
-            if let Some(watch) = &held.watch {
+            if let Held::Watched(watch) = held {
                 match watch.drain() {
                     Drained::Neighbours => return Ok(()),
                     Drained::Book => touched = true,
@@ -354,7 +355,7 @@ mod tests {
         matches!(
             &*book.loaded.read().unwrap(),
             Loaded::Fresh {
-                held: Some(Held { watch: Some(_), .. }),
+                held: Some(Held::Watched(_)),
                 ..
             }
         )

@@ -122,6 +122,11 @@ impl BookWatch {
         // `f_type` is a signed word on some targets; the magic numbers are 32-bit patterns.
         #[allow(clippy::unnecessary_cast)]
         let f_type = fs.f_type as u64 & 0xFFFF_FFFF;
+        BookWatch::start_on(f_type, dir, name)
+    }
+
+    /// [`BookWatch::start`] once the directory's filesystem type is known.
+    fn start_on(f_type: u64, dir: &Path, name: &OsStr) -> io::Result<BookWatch> {
         if let Some(kind) = unwatchable(f_type) {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -278,7 +283,18 @@ mod tests {
     }
 
     #[test]
-    fn network_and_fuse_filesystems_are_not_watched() {
+    fn a_book_on_a_network_or_fuse_filesystem_is_not_watched() {
+        // No such mount here: the refusal is driven with the type `statfs` would report.
+        let dir = tempfile::tempdir().unwrap();
+        let name = OsStr::new("enrolment.json");
+        for remote in [0x6969, 0x6573_5546, 0xFE53_4D42] {
+            let refused = BookWatch::start_on(remote, dir.path(), name).unwrap_err();
+            assert_eq!(refused.kind(), io::ErrorKind::Unsupported, "{remote:#x}");
+        }
+        assert!(
+            BookWatch::start_on(0xEF53, dir.path(), name).is_ok(),
+            "ext4"
+        );
         assert_eq!(unwatchable(0x6969), Some("nfs"));
         assert_eq!(unwatchable(0x6573_5546), Some("fuse"));
         assert_eq!(unwatchable(0xFE53_4D42), Some("smb2"));
