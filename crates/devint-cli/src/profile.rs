@@ -8,6 +8,7 @@
 //! talks to no runtime. It must never send these values anywhere but this terminal.
 
 use devint::verbs::{PolicyProfileId, Profile};
+use devint_runtime::adapters::DenyRule;
 use devint_runtime::reference::{LoadedProfile, PolicyCatalogue, PolicyUrl, ProfileError};
 use serde_json::json;
 
@@ -156,6 +157,11 @@ fn or_none(v: &Option<impl ToString>) -> String {
         .map_or_else(|| "(none)".into(), ToString::to_string)
 }
 
+/// Deny rules in their tool-neutral written form.
+fn rule_texts(rules: &[DenyRule]) -> Vec<String> {
+    rules.iter().map(ToString::to_string).collect()
+}
+
 fn or_empty(v: &[String]) -> String {
     if v.is_empty() {
         "(none)".into()
@@ -181,7 +187,7 @@ pub fn show(out: &Out, state: &StateDir, id: &PolicyProfileId) -> Result<Exit, C
                 "proxy_url": intent.proxy_url,
                 "hook_command": intent.hook_command,
                 "mcp_deny": intent.mcp_deny,
-                "deny_tool_patterns": intent.deny_tool_patterns,
+                "deny": rule_texts(&intent.deny),
                 "require_approval": intent.require_approval,
             })
         })
@@ -197,7 +203,7 @@ pub fn show(out: &Out, state: &StateDir, id: &PolicyProfileId) -> Result<Exit, C
             "proxy_url": d.proxy_url,
             "hook_command": d.hook_command,
             "mcp_deny": d.mcp_deny,
-            "deny_tool_patterns": d.deny_tool_patterns,
+            "deny": rule_texts(&d.deny_rules()),
             "require_approval": d.require_approval,
         },
         "by_profile": per_profile,
@@ -216,7 +222,7 @@ pub fn show(out: &Out, state: &StateDir, id: &PolicyProfileId) -> Result<Exit, C
         t.row(["proxy URL".to_owned(), or_none(&d.proxy_url)]);
         t.row(["hook command".to_owned(), or_none(&d.hook_command)]);
         t.row(["MCP servers denied".to_owned(), or_empty(&d.mcp_deny)]);
-        t.row(["tool patterns denied".to_owned(), or_empty(&d.deny_tool_patterns)]);
+        t.row(["actions denied".to_owned(), or_empty(&rule_texts(&d.deny_rules()))]);
         t.row([
             "approval required".to_owned(),
             if d.require_approval { "yes" } else { "no" }.to_owned(),

@@ -8,8 +8,8 @@ use devint_runtime::adapters::descriptor::{
 };
 use devint_runtime::adapters::{
     adapter_ceiling, all, find, render, resolve, ActionKind, AdapterCeiling, Capability,
-    Compatibility, Detected, EditMode, IntegrationIntent, MechanismOutcome, RenderError,
-    RenderedIntegration, SettingsScope, SupportToken,
+    Compatibility, DenyRule, Detected, EditMode, IntegrationIntent, MechanismOutcome, RenderError,
+    RenderedIntegration, RuleOutcome, SettingsScope, SupportToken,
 };
 use serde_json::json;
 
@@ -22,7 +22,7 @@ fn full_intent() -> IntegrationIntent {
         proxy_url: Some("http://127.0.0.1:7778".into()),
         hook_command: Some("/opt/devint/bin/devint-hook".into()),
         mcp_deny: vec!["exfil".into(), "shell-anywhere".into()],
-        deny_tool_patterns: vec!["Bash(curl:*)".into()],
+        deny: vec![DenyRule::parse("shell:curl").unwrap()],
         require_approval: true,
     }
 }
@@ -34,7 +34,14 @@ fn render_with(
     scope: SettingsScope,
     project: Option<&str>,
 ) -> Result<RenderedIntegration, RenderError> {
-    render(tool, intent, scope, Path::new(HOME), project.map(Path::new))
+    render(
+        tool,
+        intent,
+        scope,
+        Path::new(HOME),
+        project.map(Path::new),
+        None,
+    )
 }
 
 fn render_at(id: &str, scope: SettingsScope) -> RenderedIntegration {
@@ -183,11 +190,12 @@ fn codex_reports_proxy_and_mcp_as_unsupported_at_plan_time() {
         .find(|x| x.capability == Capability::Hooks)
         .unwrap();
     assert!(matches!(&hooks.outcome, MechanismOutcome::Adapted { how } if how.contains("notify")));
-    // Codex has no deny list key: the deny pattern is not silently dropped.
-    assert!(
-        r.warnings.iter().any(|w| w.contains("deny pattern")),
+    // Codex has no deny list key: the deny rule is reported, never silently dropped.
+    assert_eq!(
+        r.rules.iter().map(|x| &x.outcome).collect::<Vec<_>>(),
+        [&RuleOutcome::NotEnforceable],
         "{:?}",
-        r.warnings
+        r.rules
     );
 }
 
@@ -225,9 +233,17 @@ fn claude_code_user_scope_renders_its_documented_keys() {
         json!([{ "serverName": "exfil" }, { "serverName": "shell-anywhere" }])
     );
     assert_eq!(mcp.action_kind, ActionKind::ConfigureMcpServers);
-    assert_eq!(get(&["permissions", "deny"]).value, json!(["Bash(curl:*)"]));
+    // Both of Claude Code's shell tools get the rule, in its current syntax.
+    assert_eq!(
+        get(&["permissions", "deny"]).value,
+        json!(["Bash(curl *)", "PowerShell(curl *)"])
+    );
     assert!(r.unsupported().next().is_none());
-    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert!(
+        r.warnings.iter().all(|w| w.contains("claude doctor")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[test]
@@ -354,15 +370,22 @@ fn an_intent_part_a_tool_has_no_key_for_is_unsupported_not_silently_native() {
 }
 
 #[test]
-fn opencode_deny_patterns_become_one_rule_each() {
+fn opencode_shell_rules_become_its_own_bash_patterns_never_claude_syntax() {
     let r = render_at("opencode", SettingsScope::Project);
     assert_eq!(r.file, Path::new(PROJECT).join("opencode.json"));
     let rule = r
         .edits
         .iter()
-        .find(|e| e.path == ["permission", "bash", "Bash(curl:*)"].map(String::from))
-        .unwrap();
+        .find(|e| e.path == ["permission", "bash", "curl *"].map(String::from))
+        .unwrap_or_else(|| panic!("{:?}", r.edits));
     assert_eq!(rule.value, json!("deny"));
+    assert!(
+        !r.edits
+            .iter()
+            .any(|e| e.path.iter().any(|s| s.contains("Bash("))),
+        "{:?}",
+        r.edits
+    );
 }
 
 #[test]

@@ -71,7 +71,12 @@ fn full_cycle_on_a_claude_code_settings_file_ends_byte_identical() {
     assert_eq!(v["env"]["DISABLE_TELEMETRY"], "1");
     assert_eq!(
         v["permissions"]["deny"],
-        json!(["Read(./.env)", "Bash(curl:*)", "WebFetch"])
+        json!([
+            "Read(./.env)",
+            "Bash(curl *)",
+            "PowerShell(curl *)",
+            "WebFetch"
+        ])
     );
     assert_eq!(v["model"], "claude-sonnet-4-5");
     let text = sb.read_settings().unwrap();
@@ -880,7 +885,12 @@ fn a_list_entry_the_user_already_had_is_never_taken_out() {
     c.install(&rt, "team");
     assert_eq!(
         json(&sb.settings())["permissions"]["deny"],
-        json!(["WebFetch", "Read(./.env)", "Bash(curl:*)"]),
+        json!([
+            "WebFetch",
+            "Read(./.env)",
+            "Bash(curl *)",
+            "PowerShell(curl *)"
+        ]),
         "an equal entry is not added twice"
     );
     // A user edit elsewhere forces the key-by-key path.

@@ -5,10 +5,16 @@
 //! run time: descriptors are `static` tables (ADR forbidden design 8 rules out dynamic
 //! loading and inventory-style registration).
 
+pub use super::rule::RuleKind;
 use super::vocabulary::{Capability, SettingsScope};
 
-/// The date every capability row in this crate was last checked against its source.
+/// The date a capability row written with [`supported`], [`unsupported`] or [`requires`]
+/// was last checked against its public source.
 pub const CHECKED: &str = "2026-11-29";
+
+/// The date a row written with [`seen`] or [`ruled_out`] was last judged by the tool's real
+/// release (the versions are in `conformance/tools.toml`).
+pub const JUDGED: &str = "2026-12-05";
 
 /// One AI coding tool, described as data.
 #[derive(Debug)]
@@ -442,6 +448,136 @@ pub struct EditTemplate {
     pub path: &'static [&'static str],
     /// The value, filled from the integration intent.
     pub value: ValueTemplate,
+    /// The tool versions that read this key.
+    pub versions: Versions,
+}
+
+impl EditTemplate {
+    /// The same key, read only by the tool versions in `versions`.
+    pub const fn read_by(self, versions: Versions) -> EditTemplate {
+        EditTemplate { versions, ..self }
+    }
+}
+
+/// The tool versions that read a key: from `since` (inclusive) to `before` (exclusive),
+/// each bound a semver version (checked by a test). When the installed version is unknown,
+/// the keys of the newest release are written: a key with a `before` bound is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Versions {
+    /// The first version that reads the key.
+    pub since: Option<&'static str>,
+    /// The first version that no longer reads it (or deprecates it).
+    pub before: Option<&'static str>,
+}
+
+impl Versions {
+    /// Every version.
+    pub const ALL: Versions = Versions {
+        since: None,
+        before: None,
+    };
+
+    /// `since` and later.
+    pub const fn since(version: &'static str) -> Versions {
+        Versions {
+            since: Some(version),
+            before: None,
+        }
+    }
+
+    /// Versions before `version`.
+    pub const fn before(version: &'static str) -> Versions {
+        Versions {
+            since: None,
+            before: Some(version),
+        }
+    }
+
+    /// Whether a tool at `version` (`None`: unknown, taken as the newest) reads the key.
+    pub fn include(&self, version: Option<&semver::Version>) -> bool {
+        let parse = |v: &str| semver::Version::parse(v).ok();
+        match version {
+            None => self.before.is_none(),
+            Some(v) => {
+                self.since.and_then(parse).is_none_or(|since| *v >= since)
+                    && self.before.and_then(parse).is_none_or(|before| *v < before)
+            }
+        }
+    }
+}
+
+/// How strongly a tool holds a deny rule once it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strength {
+    /// The tool matches the rule against what one call names — a command line, a path, a
+    /// URL: another route to the same effect (a script, an indirect command, a shell
+    /// command reading the file) passes it.
+    Advisory,
+    /// The tool removes what the rule covers (the tool or server is never offered), so no
+    /// call of that kind can be made through it.
+    Enforced,
+}
+
+impl Strength {
+    /// The word plans and status use.
+    pub const fn token(self) -> &'static str {
+        match self {
+            Strength::Advisory => "advisory",
+            Strength::Enforced => "enforced",
+        }
+    }
+}
+
+/// How a tool writes one kind of tool-neutral deny rule ([`super::rule::DenyRule`]).
+///
+/// Templates are filled with the rule's values: `{cmd}` (a command prefix), `{domain}`,
+/// `{path}`, `{claude_path}` (an absolute path written `//…`), `{server}`, `{tool}`; a
+/// template naming a value the rule does not have is not used. A rule with no template
+/// left is not enforceable in this tool and is reported so, never written.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RuleWriting {
+    /// The kind of rule.
+    pub kind: RuleKind,
+    /// The entries written for a rule of this kind that nothing narrows (`shell`,
+    /// `web_fetch`, `mcp:<server>`); empty when the tool cannot express it.
+    pub every: &'static [&'static str],
+    /// The entries written for a narrowed rule (`shell:curl`, `mcp:<server>/<tool>`); empty
+    /// when the tool cannot express it.
+    pub narrowed: &'static [&'static str],
+    /// How strongly the tool holds what is written.
+    pub strength: Strength,
+}
+
+impl RuleWriting {
+    /// Rules of `kind`, written as `every` / `narrowed`, held with `strength`.
+    pub const fn new(
+        kind: RuleKind,
+        every: &'static [&'static str],
+        narrowed: &'static [&'static str],
+        strength: Strength,
+    ) -> RuleWriting {
+        RuleWriting {
+            kind,
+            every,
+            narrowed,
+            strength,
+        }
+    }
+}
+
+/// Where the entries of a [`ValueTemplate::DenyRules`] edit go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleShape {
+    /// Each entry is a string added to the list at the edit's path.
+    ListItem,
+    /// Each entry is JSON text for an object added to the list at the edit's path (the
+    /// values are filled into its strings).
+    ListObject,
+    /// Each entry is a key inside the object at the edit's path, set to the literal.
+    ObjectKey(Literal),
+    /// The edit's path itself is set to the literal when some rule has an entry (the
+    /// entry's text is not used: write `"on"`).
+    Flag(Literal),
 }
 
 /// A constant value in a template.
@@ -455,6 +591,14 @@ pub enum Literal {
     Int(i64),
 }
 
+/// A Claude Code-style matcher group that runs the hook command before every tool:
+/// `{"matcher": "*", "hooks": [{"type": "command", "command": …}]}`.
+pub const HOOK_MATCHER_GROUP: &[&str] =
+    &[r#"{"matcher": "*", "hooks": [{"type": "command", "command": "{command}"}]}"#];
+
+/// A command object, `{"command": …}` (Cursor, Windsurf).
+pub const HOOK_COMMAND_OBJECT: &[&str] = &[r#"{"command": "{command}"}"#];
+
 /// How an edit's value is made from the integration intent. An edit whose input is
 /// missing from the intent is skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -467,23 +611,30 @@ pub enum ValueTemplate {
     HookCommand,
     /// The hook command as a one-element argv array: `["<command>"]`.
     HookArgv,
-    /// A Claude-Code-style matcher group: `[{"matcher": m, "hooks": [{"type": "command", "command": c}]}]`.
-    HookMatcherGroup {
-        /// The tool-name matcher.
-        matcher: &'static str,
+    /// The hook command as JSON entries added to the list at the path: each entry's
+    /// strings have `{command}` replaced by the command (e.g. a Claude Code matcher group
+    /// [`HOOK_MATCHER_GROUP`], a Cursor command object [`HOOK_COMMAND_OBJECT`]).
+    HookEntries(&'static [&'static str]),
+    /// Each denied MCP server written as `entries` (`{server}` filled in), in `shape`.
+    McpDeny {
+        /// How one denied server is written (text, or JSON for [`RuleShape::ListObject`]).
+        entries: &'static [&'static str],
+        /// Where the entries go.
+        shape: RuleShape,
     },
-    /// A list of command objects: `[{"command": c}]` (Cursor, Windsurf).
-    HookCommandList,
-    /// The denied MCP server names, as a list of strings.
-    McpDenyNames,
-    /// The denied MCP server names, as `[{"serverName": n}]` objects.
-    McpDenyServerObjects,
-    /// The denied tool patterns, as a list of strings.
-    DenyPatterns,
-    /// One edit per denied tool pattern at `path + [pattern]`, each set to the literal.
-    PerDenyPattern(Literal),
+    /// The policy's deny rules this tool can express, each written as its
+    /// [`RuleWriting`] says, in the given shape.
+    DenyRules {
+        /// How each kind of rule is written at this path.
+        rules: &'static [RuleWriting],
+        /// Where the entries go.
+        shape: RuleShape,
+    },
     /// The literal, only when the intent requires approval.
     WhenApprovalRequired(Literal),
+    /// The literal, only when the intent has deny rules (a key without which the tool's
+    /// deny lists do not hold, e.g. one that forbids an auto-approve mode skipping them).
+    WhenDenying(Literal),
     /// The literal, whenever the mechanism is configured (e.g. a schema version key).
     Always(Literal),
 }
@@ -525,6 +676,29 @@ pub struct ToolWarning {
     pub scopes: ScopeSet,
     /// A user-facing sentence.
     pub text: &'static str,
+    /// Whether it is said only when the policy has deny rules (it explains why some
+    /// cannot be written for this tool).
+    pub when_denying: bool,
+}
+
+impl ToolWarning {
+    /// A caveat for every plan at `scopes`.
+    pub const fn always(scopes: ScopeSet, text: &'static str) -> ToolWarning {
+        ToolWarning {
+            scopes,
+            text,
+            when_denying: false,
+        }
+    }
+
+    /// A caveat for the plans at `scopes` whose policy has deny rules.
+    pub const fn when_denying(scopes: ScopeSet, text: &'static str) -> ToolWarning {
+        ToolWarning {
+            scopes,
+            text,
+            when_denying: true,
+        }
+    }
 }
 
 /// A `Supported` row checked today against `source`.
@@ -565,6 +739,30 @@ pub const fn requires(
     }
 }
 
+/// A `Supported` row the real release was seen to honour on [`JUDGED`].
+pub const fn seen(capability: Capability, source: &'static str) -> CapabilityRow {
+    CapabilityRow {
+        capability,
+        support: DeclaredSupport::Supported,
+        source,
+        checked: JUDGED,
+    }
+}
+
+/// An `Unsupported` row confirmed against the real release on [`JUDGED`].
+pub const fn ruled_out(
+    capability: Capability,
+    reason: &'static str,
+    source: &'static str,
+) -> CapabilityRow {
+    CapabilityRow {
+        capability,
+        support: DeclaredSupport::Unsupported { reason },
+        source,
+        checked: JUDGED,
+    }
+}
+
 /// The `discovery` row every descriptor declares: detection is done by devint itself.
 pub const fn discovery(source: &'static str) -> CapabilityRow {
     supported(Capability::Discovery, source)
@@ -576,6 +774,7 @@ pub const fn edit(path: &'static [&'static str], value: ValueTemplate) -> EditTe
         scopes: ScopeSet::ALL,
         path,
         value,
+        versions: Versions::ALL,
     }
 }
 
@@ -589,5 +788,6 @@ pub const fn edit_in(
         scopes,
         path,
         value,
+        versions: Versions::ALL,
     }
 }

@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::descriptor::{
-    EditTemplate, Literal, Mechanism, MechanismSupport, PathBase, SettingsFormat, ToolDescriptor,
-    ValueTemplate,
+    EditTemplate, Literal, Mechanism, MechanismSupport, PathBase, RuleShape, RuleWriting,
+    SettingsFormat, Strength, ToolDescriptor, ValueTemplate,
 };
+use super::rule::DenyRule;
 use super::vocabulary::{ActionKind, Capability, SettingsScope};
 
 /// The trusted-side semantic mechanism set derived from a policy profile. Its values are
@@ -28,8 +29,9 @@ pub struct IntegrationIntent {
     pub hook_command: Option<String>,
     /// MCP servers to deny, by name.
     pub mcp_deny: Vec<String>,
-    /// Tool patterns to deny, in the tool's own pattern dialect.
-    pub deny_tool_patterns: Vec<String>,
+    /// What the tool must not do, in the tool-neutral vocabulary; each descriptor writes
+    /// them in its own syntax or reports them not enforceable.
+    pub deny: Vec<DenyRule>,
     /// Require approval before tool actions.
     pub require_approval: bool,
 }
@@ -42,9 +44,7 @@ impl IntegrationIntent {
             Mechanism::HttpProxy => self.proxy_url.is_some(),
             Mechanism::Hooks => self.hook_command.is_some(),
             Mechanism::McpGovernance => !self.mcp_deny.is_empty(),
-            Mechanism::ToolActionApproval => {
-                !self.deny_tool_patterns.is_empty() || self.require_approval
-            }
+            Mechanism::ToolActionApproval => !self.deny.is_empty() || self.require_approval,
             Mechanism::ManagedSettings => scope == SettingsScope::Managed,
         }
     }
@@ -102,6 +102,26 @@ pub struct MechanismReport {
     pub outcome: MechanismOutcome,
 }
 
+/// How one of the intent's deny rules comes out for this tool and scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleOutcome {
+    /// Written in the tool's own syntax, held with this strength.
+    Written(Strength),
+    /// The tool has no way to express it here: nothing was written for it.
+    NotEnforceable,
+}
+
+/// The report for one of the intent's deny rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleReport {
+    /// The rule (a policy value: it never crosses the wire; sentences name its kind).
+    pub rule: DenyRule,
+    /// Its position in the intent's deny list, counted from 1.
+    pub position: usize,
+    /// What the engine could do with it.
+    pub outcome: RuleOutcome,
+}
+
 /// Everything the lifecycle backend needs to plan one tool at one scope.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderedIntegration {
@@ -119,6 +139,9 @@ pub struct RenderedIntegration {
     pub edits: Vec<KeyEdit>,
     /// One report per requested mechanism.
     pub reports: Vec<MechanismReport>,
+    /// One report per deny rule of the intent, in its order (each not enforceable when the
+    /// tool has no tool-action approval at this scope at all).
+    pub rules: Vec<RuleReport>,
     /// Caveats for this scope (folder trust, unrendered intent parts).
     pub warnings: Vec<String>,
 }
@@ -155,7 +178,8 @@ pub enum RenderError {
 }
 
 // spec[S4-SCOPE-MANDATORY] §4: the scope is passed in, never inferred from a working directory.
-/// Renders `intent` for `descriptor` at `scope`.
+/// Renders `intent` for `descriptor` at `scope`, with the keys the tool at `version` reads
+/// (`None`: the version is unknown, and the newest release's keys are written).
 ///
 /// `home` and `project` are explicit: nothing is read from the environment or the working
 /// directory (spec §4: the settings scope is never inferred from a working directory).
@@ -165,6 +189,7 @@ pub fn render(
     scope: SettingsScope,
     home: &Path,
     project: Option<&Path>,
+    version: Option<&semver::Version>,
 ) -> Result<RenderedIntegration, RenderError> {
     let settings = descriptor
         .settings_for(scope)
@@ -195,37 +220,87 @@ pub fn render(
         privileged: settings.base == PathBase::Absolute,
         edits: Vec::new(),
         reports: Vec::new(),
+        rules: Vec::new(),
         warnings: descriptor
             .warnings
             .iter()
-            .filter(|w| w.scopes.contains(scope))
+            .filter(|w| w.scopes.contains(scope) && (!w.when_denying || !intent.deny.is_empty()))
             .map(|w| w.text.to_owned())
             .collect(),
     };
+    let at = Where { scope, version };
     for mechanism in Mechanism::ALL {
         if intent.requests(mechanism, scope) {
-            render_mechanism(descriptor, mechanism, intent, scope, &mut rendered);
+            render_mechanism(descriptor, mechanism, intent, at, &mut rendered);
         }
     }
+    rendered.edits = merged(std::mem::take(&mut rendered.edits));
     Ok(rendered)
+}
+
+/// `edits` with each path once, where it first appears: two lists for one path become one
+/// list (each entry once), and of two values for one key the later wins (a descriptor lists
+/// the stricter template last: a deny rule after the approval default it refines).
+fn merged(edits: Vec<KeyEdit>) -> Vec<KeyEdit> {
+    let mut out: Vec<KeyEdit> = Vec::with_capacity(edits.len());
+    for edit in edits {
+        match out
+            .iter_mut()
+            .find(|e| e.path == edit.path && e.mode == edit.mode)
+        {
+            Some(first) => match (&mut first.value, edit.value, edit.mode) {
+                (Value::Array(items), Value::Array(more), EditMode::AppendToList) => {
+                    for item in more {
+                        if !items.contains(&item) {
+                            items.push(item);
+                        }
+                    }
+                }
+                (slot, value, _) => *slot = value,
+            },
+            None => out.push(edit),
+        }
+    }
+    out
+}
+
+/// The scope and tool version a rendering is for.
+#[derive(Clone, Copy)]
+struct Where<'a> {
+    scope: SettingsScope,
+    version: Option<&'a semver::Version>,
+}
+
+impl Where<'_> {
+    /// Whether the tool reads `template`'s key here.
+    fn reads(&self, template: &EditTemplate) -> bool {
+        template.scopes.contains(self.scope) && template.versions.include(self.version)
+    }
 }
 
 fn render_mechanism(
     descriptor: &ToolDescriptor,
     mechanism: Mechanism,
     intent: &IntegrationIntent,
-    scope: SettingsScope,
+    at: Where<'_>,
     out: &mut RenderedIntegration,
 ) {
     let capability = mechanism.capability();
-    let outcome = match render_edits(descriptor, mechanism, intent, scope) {
-        Ok((outcome, edits, warnings)) => {
-            out.edits.extend(edits);
-            out.warnings.extend(warnings);
-            outcome
+    let outcome = match render_edits(descriptor, mechanism, intent, at) {
+        Ok(rendered) => {
+            out.edits.extend(rendered.edits);
+            out.warnings.extend(rendered.warnings);
+            out.rules.extend(rendered.rules);
+            rendered.outcome
         }
         // Surfaced at plan time in the plan's `unsupported` list, never a run-time failure.
-        Err(reason) => MechanismOutcome::Unsupported { reason },
+        Err(reason) => {
+            if mechanism == Mechanism::ToolActionApproval {
+                out.rules
+                    .extend(rule_reports(intent, &Inputs::new(intent.deny.len())));
+            }
+            MechanismOutcome::Unsupported { reason }
+        }
     };
     out.reports.push(MechanismReport {
         capability,
@@ -233,14 +308,22 @@ fn render_mechanism(
     });
 }
 
-/// The outcome, edits and warnings for one requested mechanism, or the user-facing reason
-/// it cannot be rendered at this scope.
+/// What one requested mechanism renders to.
+struct MechanismRendering {
+    outcome: MechanismOutcome,
+    edits: Vec<KeyEdit>,
+    warnings: Vec<String>,
+    rules: Vec<RuleReport>,
+}
+
+/// The outcome, edits, warnings and rule reports for one requested mechanism, or the
+/// user-facing reason it cannot be rendered at this scope.
 fn render_edits(
     descriptor: &ToolDescriptor,
     mechanism: Mechanism,
     intent: &IntegrationIntent,
-    scope: SettingsScope,
-) -> Result<(MechanismOutcome, Vec<KeyEdit>, Vec<String>), String> {
+    at: Where<'_>,
+) -> Result<MechanismRendering, String> {
     let name = descriptor.display_name;
     let capability = mechanism.capability();
     let support = descriptor.mechanisms.get(mechanism);
@@ -253,9 +336,15 @@ fn render_edits(
     };
     if mechanism == Mechanism::ManagedSettings {
         // Honouring the managed file is the whole mechanism; its keys come from the others.
-        return Ok((outcome, Vec::new(), Vec::new()));
+        return Ok(MechanismRendering {
+            outcome,
+            edits: Vec::new(),
+            warnings: Vec::new(),
+            rules: Vec::new(),
+        });
     }
     let templates = support.edits();
+    let scope = at.scope;
     if !templates.iter().any(|t| t.scopes.contains(scope)) {
         let honoured: Vec<&str> = SettingsScope::ALL
             .iter()
@@ -271,9 +360,9 @@ fn render_edits(
         ));
     }
     let action_kind = action_kind(mechanism);
-    let mut used = Inputs::default();
+    let mut used = Inputs::new(intent.deny.len());
     let mut edits = Vec::new();
-    for template in templates.iter().filter(|t| t.scopes.contains(scope)) {
+    for template in templates.iter().filter(|t| at.reads(t)) {
         let mode = edit_mode(template.value);
         for (path, value) in fill(template, intent, &mut used) {
             edits.push(KeyEdit {
@@ -292,8 +381,18 @@ fn render_edits(
             capability.token()
         ));
     }
+    let rules = if mechanism == Mechanism::ToolActionApproval {
+        rule_reports(intent, &used)
+    } else {
+        Vec::new()
+    };
     let warnings = unrendered_warnings(descriptor, mechanism, intent, &used);
-    Ok((outcome, edits, warnings))
+    Ok(MechanismRendering {
+        outcome,
+        edits,
+        warnings,
+        rules,
+    })
 }
 
 /// The plan step kind for each mechanism's edits.
@@ -312,26 +411,52 @@ pub const fn action_kind(mechanism: Mechanism) -> ActionKind {
 /// Lists the user may already populate are appended to, never replaced.
 pub const fn edit_mode(value: ValueTemplate) -> EditMode {
     match value {
-        ValueTemplate::HookMatcherGroup { .. }
-        | ValueTemplate::HookCommandList
-        | ValueTemplate::McpDenyNames
-        | ValueTemplate::McpDenyServerObjects
-        | ValueTemplate::DenyPatterns => EditMode::AppendToList,
+        ValueTemplate::HookEntries(_)
+        | ValueTemplate::McpDeny {
+            shape: RuleShape::ListItem | RuleShape::ListObject,
+            ..
+        }
+        | ValueTemplate::DenyRules {
+            shape: RuleShape::ListItem | RuleShape::ListObject,
+            ..
+        } => EditMode::AppendToList,
         ValueTemplate::GatewayBaseUrl
         | ValueTemplate::ProxyUrl
         | ValueTemplate::HookCommand
         | ValueTemplate::HookArgv
-        | ValueTemplate::PerDenyPattern(_)
+        | ValueTemplate::McpDeny {
+            shape: RuleShape::ObjectKey(_) | RuleShape::Flag(_),
+            ..
+        }
+        | ValueTemplate::DenyRules {
+            shape: RuleShape::ObjectKey(_) | RuleShape::Flag(_),
+            ..
+        }
         | ValueTemplate::WhenApprovalRequired(_)
+        | ValueTemplate::WhenDenying(_)
         | ValueTemplate::Always(_) => EditMode::Replace,
     }
 }
 
 /// Which parts of the intent a mechanism's templates consumed.
-#[derive(Default)]
 struct Inputs {
-    deny_patterns: bool,
+    /// Per deny rule of the intent: the strongest way it was written, if any.
+    rules: Vec<Option<Strength>>,
     approval: bool,
+}
+
+impl Inputs {
+    fn new(rules: usize) -> Inputs {
+        Inputs {
+            rules: vec![None; rules],
+            approval: false,
+        }
+    }
+
+    fn wrote_rule(&mut self, index: usize, strength: Strength) {
+        let slot = &mut self.rules[index];
+        *slot = (*slot).max(Some(strength));
+    }
 }
 
 fn literal(l: Literal) -> Value {
@@ -362,43 +487,174 @@ fn fill(
         ValueTemplate::ProxyUrl => intent.proxy_url.as_deref().map_or(vec![], |u| at(json!(u))),
         ValueTemplate::HookCommand => hook.map_or(vec![], |c| at(json!(c))),
         ValueTemplate::HookArgv => hook.map_or(vec![], |c| at(json!([c]))),
-        ValueTemplate::HookMatcherGroup { matcher } => hook.map_or(vec![], |c| {
-            at(json!([{ "matcher": matcher, "hooks": [{ "type": "command", "command": c }] }]))
+        ValueTemplate::HookEntries(entries) => hook.map_or(vec![], |c| {
+            let value = |name: &str| (name == "command").then(|| c.to_owned());
+            let filled: Vec<Value> = entries
+                .iter()
+                .filter_map(|e| fill_json(e, &value))
+                .collect();
+            at(Value::Array(filled))
         }),
-        ValueTemplate::HookCommandList => hook.map_or(vec![], |c| at(json!([{ "command": c }]))),
-        ValueTemplate::McpDenyNames if !intent.mcp_deny.is_empty() => at(json!(intent.mcp_deny)),
-        ValueTemplate::McpDenyServerObjects if !intent.mcp_deny.is_empty() => at(Value::Array(
-            intent
-                .mcp_deny
-                .iter()
-                .map(|n| json!({ "serverName": n }))
-                .collect(),
-        )),
-        ValueTemplate::McpDenyNames | ValueTemplate::McpDenyServerObjects => vec![],
-        ValueTemplate::DenyPatterns if !intent.deny_tool_patterns.is_empty() => {
-            used.deny_patterns = true;
-            at(json!(intent.deny_tool_patterns))
+        ValueTemplate::McpDeny { entries, shape } => {
+            let mut filled: Vec<Value> = Vec::new();
+            for server in &intent.mcp_deny {
+                let value = |name: &str| (name == "server").then(|| server.clone());
+                for entry in entries.iter().filter_map(|e| fill_entry(e, shape, &value)) {
+                    if !filled.contains(&entry) {
+                        filled.push(entry);
+                    }
+                }
+            }
+            shaped(t.path, shape, filled)
         }
-        ValueTemplate::PerDenyPattern(l) if !intent.deny_tool_patterns.is_empty() => {
-            used.deny_patterns = true;
-            intent
-                .deny_tool_patterns
-                .iter()
-                .map(|p| {
-                    let mut path = owned_path(t.path);
-                    path.push(p.clone());
-                    (path, literal(l))
-                })
-                .collect()
-        }
-        ValueTemplate::DenyPatterns | ValueTemplate::PerDenyPattern(_) => vec![],
+        ValueTemplate::DenyRules { rules, shape } => shaped(
+            t.path,
+            shape,
+            rule_entries(rules, shape, &intent.deny, used),
+        ),
         ValueTemplate::WhenApprovalRequired(l) if intent.require_approval => {
             used.approval = true;
             at(literal(l))
         }
-        ValueTemplate::WhenApprovalRequired(_) => vec![],
+        ValueTemplate::WhenDenying(l) if !intent.deny.is_empty() => at(literal(l)),
+        ValueTemplate::WhenApprovalRequired(_) | ValueTemplate::WhenDenying(_) => vec![],
         ValueTemplate::Always(l) => at(literal(l)),
     }
+}
+
+/// The entries `writings` give the intent's deny rules, in rule order and without repeats;
+/// each rule that gets one is marked written in `used`.
+fn rule_entries(
+    writings: &[RuleWriting],
+    shape: RuleShape,
+    deny: &[DenyRule],
+    used: &mut Inputs,
+) -> Vec<Value> {
+    let mut entries: Vec<Value> = Vec::new();
+    for (index, rule) in deny.iter().enumerate() {
+        for writing in writings.iter().filter(|w| w.kind == rule.kind()) {
+            let templates = if rule.is_narrowed() {
+                writing.narrowed
+            } else {
+                writing.every
+            };
+            let mut wrote = false;
+            for filled in templates
+                .iter()
+                .filter_map(|t| fill_entry(t, shape, &|name| rule.placeholder(name)))
+            {
+                wrote = true;
+                if !entries.contains(&filled) {
+                    entries.push(filled);
+                }
+            }
+            if wrote {
+                used.wrote_rule(index, writing.strength);
+            }
+        }
+    }
+    entries
+}
+
+/// `template` with each `{name}` (lowercase letters and `_`) replaced by `value(name)`;
+/// `None` when a name has no value. Other braces (JSON's) are copied through. Values are
+/// inserted, never scanned again.
+fn fill_text(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..].find('}').map(|c| open + c);
+        let name = close.map(|c| &rest[open + 1..c]);
+        match (close, name) {
+            (Some(close), Some(name))
+                if !name.is_empty()
+                    && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') =>
+            {
+                out.push_str(&rest[..open]);
+                out.push_str(&value(name)?);
+                rest = &rest[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// The JSON `template` with placeholders filled in its strings (so a value holding quotes
+/// or backslashes stays one string); `None` when a placeholder has no value or the
+/// template is not JSON (a descriptor bug a test catches).
+fn fill_json(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Option<Value> {
+    fn walk(v: Value, value: &dyn Fn(&str) -> Option<String>) -> Option<Value> {
+        Some(match v {
+            Value::String(s) => Value::String(fill_text(&s, value)?),
+            Value::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|i| walk(i, value))
+                    .collect::<Option<_>>()?,
+            ),
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| walk(v, value).map(|v| (k, v)))
+                    .collect::<Option<_>>()?,
+            ),
+            other => other,
+        })
+    }
+    walk(serde_json::from_str(template).ok()?, value)
+}
+
+/// One entry of `shape` from its template: JSON for [`RuleShape::ListObject`], text
+/// otherwise.
+fn fill_entry(
+    template: &str,
+    shape: RuleShape,
+    value: &dyn Fn(&str) -> Option<String>,
+) -> Option<Value> {
+    match shape {
+        RuleShape::ListObject => fill_json(template, value),
+        _ => fill_text(template, value).map(Value::String),
+    }
+}
+
+/// The edits that put `entries` at `path` in `shape` (none when there are no entries).
+fn shaped(path: &[&str], shape: RuleShape, entries: Vec<Value>) -> Vec<(Vec<String>, Value)> {
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    match shape {
+        RuleShape::ListItem | RuleShape::ListObject => {
+            vec![(owned_path(path), Value::Array(entries))]
+        }
+        RuleShape::ObjectKey(l) => entries
+            .into_iter()
+            .filter_map(|key| {
+                let mut at = owned_path(path);
+                at.push(key.as_str()?.to_owned());
+                Some((at, literal(l)))
+            })
+            .collect(),
+        RuleShape::Flag(l) => vec![(owned_path(path), literal(l))],
+    }
+}
+
+/// One report per deny rule of the intent: written (and how strongly) or not enforceable.
+fn rule_reports(intent: &IntegrationIntent, used: &Inputs) -> Vec<RuleReport> {
+    intent
+        .deny
+        .iter()
+        .zip(&used.rules)
+        .enumerate()
+        .map(|(index, (rule, strength))| RuleReport {
+            rule: rule.clone(),
+            position: index + 1,
+            outcome: strength.map_or(RuleOutcome::NotEnforceable, RuleOutcome::Written),
+        })
+        .collect()
 }
 
 fn unrendered_warnings(
@@ -412,16 +668,104 @@ fn unrendered_warnings(
         return warnings;
     }
     let name = descriptor.display_name;
-    if !intent.deny_tool_patterns.is_empty() && !used.deny_patterns {
-        warnings.push(format!(
-            "{name} has no settings key for a tool deny list at this scope; {} deny pattern(s) were not written",
-            intent.deny_tool_patterns.len()
-        ));
-    }
     if intent.require_approval && !used.approval {
         warnings.push(format!(
             "{name} has no settings key that forces approval at this scope; approval keeps the tool's default"
         ));
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::descriptor::{ValueTemplate, HOOK_MATCHER_GROUP};
+
+    fn none(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn a_hook_command_with_quotes_and_backslashes_stays_one_json_string() {
+        let command = r#"/opt/aa hook --tag "a\b" {x}"#;
+        let value = |name: &str| (name == "command").then(|| command.to_owned());
+        let filled = fill_json(HOOK_MATCHER_GROUP[0], &value).unwrap();
+        assert_eq!(filled["hooks"][0]["command"], json!(command));
+        assert_eq!(filled["matcher"], json!("*"));
+    }
+
+    #[test]
+    fn a_template_naming_a_value_the_rule_lacks_is_not_used_and_braces_pass_through() {
+        assert_eq!(fill_text("Bash({cmd}:*)", &none), None);
+        assert_eq!(fill_text("Bash", &none).as_deref(), Some("Bash"));
+        assert_eq!(
+            fill_text("{not a name} {}", &none).as_deref(),
+            Some("{not a name} {}")
+        );
+        let cmd = |n: &str| (n == "cmd").then(|| "git push".to_owned());
+        assert_eq!(fill_text("{cmd} *", &cmd).as_deref(), Some("git push *"));
+    }
+
+    #[test]
+    fn every_json_template_of_every_descriptor_parses() {
+        for tool in crate::adapters::all() {
+            for support in crate::adapters::Mechanism::ALL.map(|m| tool.mechanisms.get(m)) {
+                for template in support.edits() {
+                    let json_entries: Vec<&str> = match template.value {
+                        ValueTemplate::HookEntries(entries) => entries.to_vec(),
+                        ValueTemplate::McpDeny {
+                            entries,
+                            shape: RuleShape::ListObject,
+                        } => entries.to_vec(),
+                        ValueTemplate::DenyRules {
+                            rules,
+                            shape: RuleShape::ListObject,
+                        } => rules
+                            .iter()
+                            .flat_map(|r| r.every.iter().chain(r.narrowed))
+                            .copied()
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    for entry in json_entries {
+                        assert!(
+                            serde_json::from_str::<Value>(entry).is_ok(),
+                            "{}: {entry}",
+                            tool.id
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_edits_of_one_path_become_one_where_the_first_stood() {
+        let edit = |path: &[&str], value: Value, mode| KeyEdit {
+            path: owned_path(path),
+            value,
+            mode,
+            capability: Capability::ToolActionApproval,
+            action_kind: ActionKind::WriteManagedSettings,
+        };
+        let out = merged(vec![
+            edit(&["p", "*"], json!("ask"), EditMode::Replace),
+            edit(&["list"], json!(["a"]), EditMode::AppendToList),
+            edit(&["p", "curl *"], json!("deny"), EditMode::Replace),
+            edit(&["p", "*"], json!("deny"), EditMode::Replace),
+            edit(&["list"], json!(["a", "b"]), EditMode::AppendToList),
+        ]);
+        let shown: Vec<(String, Value)> = out
+            .iter()
+            .map(|e| (e.path.join("."), e.value.clone()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("p.*".to_owned(), json!("deny")),
+                ("list".to_owned(), json!(["a", "b"])),
+                ("p.curl *".to_owned(), json!("deny")),
+            ]
+        );
+    }
 }

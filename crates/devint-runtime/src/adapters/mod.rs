@@ -16,7 +16,8 @@
 //! | [`detected`] | what detection found ([`Detected`]), reading a version and judging it against a range |
 //! | [`detect`](mod@detect) | the [`Detector`]: detection, its one cache, "where it looked" |
 //! | [`capability`] | declared × detected → `CapabilityView` support and the adapter ceiling |
-//! | [`engine`] | (descriptor, intent, scope) → key edits plus a per-mechanism report |
+//! | [`rule`] | the tool-neutral deny rules a policy states, and Claude Code patterns read into them |
+//! | [`engine`] | (descriptor, intent, scope, version) → key edits plus a per-mechanism and per-rule report |
 //! | [`table`] | the generated `docs/tools.md` |
 //!
 //! This module must never load adapters dynamically or register them implicitly (ADR
@@ -31,6 +32,7 @@ pub mod engine;
 pub mod install;
 pub mod locate;
 pub mod probe;
+pub mod rule;
 pub mod table;
 pub mod tools;
 pub mod vocabulary;
@@ -38,14 +40,16 @@ pub mod vocabulary;
 pub use capability::{adapter_ceiling, listing, resolve, ResolvedCapability, ToolListing};
 pub use descriptor::{
     CapabilityRow, DeclaredSupport, Detection, InstallDir, Mechanism, MechanismSupport,
-    SettingsFile, SettingsFormat, ToolDescriptor, COMMON_NEW_FILE_MODE, MANAGED_FILE_MODE,
+    SettingsFile, SettingsFormat, Strength, ToolDescriptor, COMMON_NEW_FILE_MODE,
+    MANAGED_FILE_MODE,
 };
 pub use detect::Detector;
 pub use detected::Detected;
 pub use engine::{
     render, EditMode, IntegrationIntent, KeyEdit, MechanismOutcome, MechanismReport, RenderError,
-    RenderedIntegration,
+    RenderedIntegration, RuleOutcome, RuleReport,
 };
+pub use rule::{DenyRule, RuleKind};
 pub use table::capability_table_markdown;
 pub use vocabulary::{
     ActionKind, AdapterCeiling, Capability, Compatibility, SettingsScope, SupportToken,

@@ -6,9 +6,11 @@
 use std::fmt::Write as _;
 
 use super::descriptor::{
-    DeclaredSupport, Mechanism, MechanismSupport, PathBase, ToolDescriptor, ValueTemplate,
+    DeclaredSupport, Mechanism, MechanismSupport, PathBase, RuleShape, RuleWriting, Strength,
+    ToolDescriptor, ValueTemplate, Versions,
 };
 use super::engine::{edit_mode, EditMode};
+use super::rule::RuleKind;
 use super::vocabulary::Capability;
 
 /// `docs/tools.md`, generated from every registered descriptor.
@@ -126,15 +128,19 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
             .iter()
             .map(|e| {
                 let mut k = e.path.join(" › ");
-                if matches!(e.value, ValueTemplate::PerDenyPattern(_)) {
-                    k.push_str(" › <pattern>");
+                if let ValueTemplate::DenyRules {
+                    shape: RuleShape::ObjectKey(_),
+                    ..
+                } = e.value
+                {
+                    k.push_str(" › <rule>");
                 }
                 let scopes: Vec<&str> = e.scopes.scopes().map(|s| s.token()).collect();
                 let mode = match edit_mode(e.value) {
                     EditMode::AppendToList => "append, ",
                     EditMode::Replace => "",
                 };
-                format!("`{k}` ({mode}{})", scopes.join("/"))
+                format!("`{k}` ({mode}{}{})", scopes.join("/"), versions(e.versions))
             })
             .collect();
         let _ = writeln!(
@@ -145,6 +151,7 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
             keys.join(", ")
         );
     }
+    deny_rule_table(md, t);
     md.push_str("\n| capability | declared | source | checked |\n|---|---|---|---|\n");
     for row in &t.capabilities {
         let declared = match row.support {
@@ -159,6 +166,72 @@ fn tool_section(md: &mut String, t: &ToolDescriptor) {
             declared,
             row.source,
             row.checked
+        );
+    }
+}
+
+/// `, since x.y.z` / `, before x.y.z` for a key some versions do not read.
+fn versions(v: Versions) -> String {
+    let mut out = String::new();
+    if let Some(since) = v.since {
+        let _ = write!(out, ", since {since}");
+    }
+    if let Some(before) = v.before {
+        let _ = write!(out, ", before {before}");
+    }
+    out
+}
+
+/// How the tool writes each kind of tool-neutral deny rule, or that it cannot.
+fn deny_rule_table(md: &mut String, t: &ToolDescriptor) {
+    let writings: Vec<(&[&str], &RuleWriting)> = t
+        .mechanisms
+        .tool_action_approval
+        .edits()
+        .iter()
+        .filter_map(|e| match e.value {
+            ValueTemplate::DenyRules { rules, .. } => Some((e.path, rules)),
+            _ => None,
+        })
+        .flat_map(|(path, rules)| rules.iter().map(move |r| (path, r)))
+        .collect();
+    md.push_str("\n| deny rule | written as (every / narrowed) | strength |\n|---|---|---|\n");
+    for kind in RuleKind::ALL {
+        let of_kind: Vec<_> = writings.iter().filter(|(_, w)| w.kind == kind).collect();
+        if of_kind.is_empty() {
+            let _ = writeln!(md, "| {} | not enforceable | - |", kind.token());
+            continue;
+        }
+        let shown = |entries: &[&str]| match entries {
+            [] => "not enforceable".to_owned(),
+            _ => entries
+                .iter()
+                .map(|e| format!("`{e}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let written: Vec<String> = of_kind
+            .iter()
+            .map(|(path, w)| {
+                format!(
+                    "{} / {} in `{}`",
+                    shown(w.every),
+                    shown(w.narrowed),
+                    path.join(" › ")
+                )
+            })
+            .collect();
+        let strength = of_kind
+            .iter()
+            .map(|(_, w)| w.strength)
+            .max()
+            .unwrap_or(Strength::Advisory);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            kind.token(),
+            written.join("; "),
+            strength.token()
         );
     }
 }

@@ -10,6 +10,7 @@
 //! evidence of integration, and never let a file that differs from the policy read as
 //! matching it.
 
+use super::enforcement::Holding;
 use super::policy_url::PolicyUrl;
 use super::profile::{self, LoadedProfile, ProfileError};
 use super::receipt::{self, fingerprint, OwnedKey, Receipt};
@@ -74,6 +75,9 @@ pub enum ScopeState {
         read_back: Result<ReadBack, String>,
         /// The receipt's policy profile as it loads now.
         policy: Box<Result<LoadedProfile, ProfileError>>,
+        /// How that policy's controls hold in the tool at this scope now (`None` when it no
+        /// longer loads or renders).
+        holding: Option<Holding>,
     },
     /// A receipt that fails its integrity check.
     Corrupt {
@@ -156,21 +160,29 @@ impl ReferenceRuntime {
     }
 
     /// The keys `policy` asks of the receipt's tool at its scope now, as a plan would render
-    /// them (none when it no longer renders).
-    fn wanted_keys(&self, receipt: &Receipt, policy: &LoadedProfile) -> Vec<OwnedKey> {
+    /// them for the version installed now, and how its controls hold there (no keys and no
+    /// holding when it no longer renders).
+    fn wanted(
+        &self,
+        receipt: &Receipt,
+        policy: &LoadedProfile,
+    ) -> (Vec<OwnedKey>, Option<Holding>) {
         let Some(descriptor) = adapters::find(receipt.tool.as_str()) else {
-            return Vec::new();
+            return (Vec::new(), None);
         };
-        adapters::render(
+        let detected = self.detector.detect(descriptor);
+        let Ok(rendered) = adapters::render(
             descriptor,
             &policy.intent(receipt.profile.profile),
             receipt.scope,
             &self.config.home,
             self.config.project_dir.as_deref(),
-        )
-        .ok()
-        .and_then(|rendered| target::owned_keys(&rendered).ok())
-        .unwrap_or_default()
+            detected.version.as_ref(),
+        ) else {
+            return (Vec::new(), None);
+        };
+        let keys = target::owned_keys(&rendered).unwrap_or_default();
+        (keys, Some(Holding::of(&rendered)))
     }
 
     /// Every scope of `tool` that has a receipt (trusted or not), in scope order. Each
@@ -240,9 +252,9 @@ impl ReferenceRuntime {
                 loaded
             }
         };
-        let wanted = policy
+        let (wanted, holding) = policy
             .as_ref()
-            .map(|p| self.wanted_keys(&receipt, p))
+            .map(|p| self.wanted(&receipt, p))
             .unwrap_or_default();
         let current = match known.iter().find(|c| c.path == receipt.target) {
             Some(c) => Ok(c.clone()),
@@ -254,6 +266,7 @@ impl ReferenceRuntime {
             receipt: Box::new(receipt),
             read_back,
             policy: Box::new(policy),
+            holding,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! | `layout` | the state directory (`0700`) and per-(tool, scope) file names |
 //! | `modes` | the modes a settings file and its new directories are written with, per scope and tool |
 //! | `profile` | policy profiles (built-ins and `profiles/*.toml`) → intent |
+//! | `enforcement` | how strongly a policy's controls hold in one tool (enforced, advisory, not enforceable) and the ceiling that leaves |
 //! | `policy_url` | [`PolicyUrl`]: a gateway or proxy URL, checked and normalised once |
 //! | `planner`, `plans` | `plan` (a dry run) and the bounded, token-bound plan store |
 //! | `sync` | the plan store's lock (`loom`'s under `cfg(loom)`, for `crates/devint-runtime/tests/loom_plans.rs`) |
@@ -30,6 +31,7 @@ mod apply;
 pub mod config;
 mod convert;
 mod credential;
+mod enforcement;
 mod events;
 mod evidence;
 #[cfg(feature = "fuzzing")]

@@ -7,6 +7,7 @@
 //! profile's cap). It must never write a file and never put a settings value in the view.
 
 use super::convert::{artifact, key_name};
+use super::enforcement::Holding;
 use super::plans::{InstallPlan, PlanBody, StoredPlan};
 use super::profile::{self, LoadedProfile};
 use super::receipt::{OwnedKey, ProfileRecord};
@@ -94,7 +95,9 @@ impl ReferenceRuntime {
         let descriptor = self.descriptor(auth)?;
         let loaded = self.load_profile(args)?;
         let intent = loaded.intent(args.profile);
-        let rendered = self.render(descriptor, &intent, args)?;
+        let listing = self.detector.listing(descriptor);
+        let rendered = self.render(descriptor, &intent, args, listing.detected.version.as_ref())?;
+        let holding = Holding::of(&rendered);
         let keys = target::owned_keys(&rendered)
             .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
         let current = Current::read(&rendered.file).map_err(|e| {
@@ -117,6 +120,9 @@ impl ReferenceRuntime {
                     .into(),
             );
         }
+        prepared
+            .warnings
+            .extend(holding.warnings(descriptor.display_name, listing.adapter_ceiling));
         let planned_level = self.planned_level(args, &mut prepared.warnings);
         let steps = self.steps(
             &prepared.keys,
@@ -130,7 +136,6 @@ impl ReferenceRuntime {
         let plan_id = PlanId::random();
         let body = install_plan(args, &rendered, &loaded, &current, prepared, planned_level);
         self.keep_plan(auth, plan_id.clone(), PlanBody::Install(Box::new(body)));
-        let listing = adapters::listing(descriptor, self.detector.detect(descriptor));
         Ok(PlanView {
             schema_version: LIFECYCLE_SCHEMA_VERSION,
             plan_id,
@@ -139,7 +144,7 @@ impl ReferenceRuntime {
             settings_scope: args.scope,
             policy_profile: Some(loaded.reference()),
             planned_level,
-            adapter_ceiling: listing.adapter_ceiling,
+            adapter_ceiling: holding.ceiling(listing.adapter_ceiling),
             steps,
             unsupported,
             warnings,
@@ -209,6 +214,7 @@ impl ReferenceRuntime {
         descriptor: &'static ToolDescriptor,
         intent: &adapters::IntegrationIntent,
         args: &PlanArgs,
+        version: Option<&semver::Version>,
     ) -> Result<adapters::RenderedIntegration, LifecycleError> {
         let mut rendered = adapters::render(
             descriptor,
@@ -216,6 +222,7 @@ impl ReferenceRuntime {
             args.scope,
             &self.config.home,
             self.config.project_dir.as_deref(),
+            version,
         )
         .map_err(|e| refuse(e.to_string(), "plan again with a scope this tool reads"))?;
         if rendered.privileged {

@@ -14,7 +14,8 @@ use sha2::{Digest as _, Sha256};
 
 use super::policy_url::PolicyUrl;
 use super::pure_memo::PureMemo;
-use crate::adapters::IntegrationIntent;
+use crate::adapters::rule::ClaudePattern;
+use crate::adapters::{DenyRule, IntegrationIntent};
 use crate::edit::guard;
 use devint::verbs::{Digest, Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence};
 use devint_fs::read::{Follow, Limit};
@@ -34,12 +35,32 @@ pub struct PolicyDocument {
     /// MCP servers to deny.
     #[serde(default)]
     pub mcp_deny: Vec<String>,
-    /// Tool patterns to deny.
+    /// What the tools must not do, in the tool-neutral vocabulary (`shell:curl`,
+    /// `web_fetch`, `read:~/.ssh/**`, `mcp:github`, …; see [`DenyRule`]).
     #[serde(default)]
-    pub deny_tool_patterns: Vec<String>,
+    pub deny: Vec<DenyRule>,
+    /// The same, written as Claude Code permission patterns (`Bash(curl:*)`, `WebFetch`):
+    /// read into the vocabulary as the document loads, or refused naming the accepted forms.
+    #[serde(default)]
+    pub deny_tool_patterns: Vec<ClaudePattern>,
     /// Whether tool actions need approval.
     #[serde(default)]
     pub require_approval: bool,
+}
+
+impl PolicyDocument {
+    /// Every deny rule the document states — `deny` first, then `deny_tool_patterns` —
+    /// each once.
+    pub fn deny_rules(&self) -> Vec<DenyRule> {
+        let mut rules: Vec<DenyRule> = Vec::new();
+        let patterns = self.deny_tool_patterns.iter().map(|p| &p.0);
+        for rule in self.deny.iter().chain(patterns) {
+            if !rules.contains(rule) {
+                rules.push(rule.clone());
+            }
+        }
+        rules
+    }
 }
 
 /// A loaded policy profile: its document, digest and reference.
@@ -124,10 +145,21 @@ fn built_in_with_digest(
     );
     KEPT.get_or_try(key, 0, |_| {
         let document = built_in(id.as_str(), gateway).ok_or(())?;
-        let digest = sha(format!("{document:?}").as_bytes());
+        let digest = sha(canonical_built_in(&document).as_bytes());
         Ok::<_, ()>((document, digest))
     })
     .ok()
+}
+
+/// The text a built-in document's digest is taken of. It spells the fields a built-in sets,
+/// and no others, so the digest of an installed built-in stays the same across builds that
+/// add fields built-ins leave empty (a changed digest reads as "the policy changed since it
+/// was installed").
+fn canonical_built_in(d: &PolicyDocument) -> String {
+    format!(
+        "PolicyDocument {{ display_name: {:?}, gateway_base_url: {:?}, proxy_url: {:?}, hook_command: {:?}, mcp_deny: {:?}, deny_tool_patterns: [], require_approval: {:?} }}",
+        d.display_name, d.gateway_base_url, d.proxy_url, d.hook_command, d.mcp_deny, d.require_approval
+    )
 }
 
 /// Loads the profile `id`: `profiles/<id>.toml` first (a user document shadows a built-in
@@ -237,14 +269,14 @@ impl LoadedProfile {
             Profile::Recommended => IntegrationIntent {
                 hook_command: d.hook_command.clone(),
                 mcp_deny: d.mcp_deny.clone(),
-                deny_tool_patterns: d.deny_tool_patterns.clone(),
+                deny: d.deny_rules(),
                 require_approval: d.require_approval,
                 ..observe
             },
             Profile::Strict => IntegrationIntent {
                 hook_command: d.hook_command.clone(),
                 mcp_deny: d.mcp_deny.clone(),
-                deny_tool_patterns: d.deny_tool_patterns.clone(),
+                deny: d.deny_rules(),
                 require_approval: true,
                 ..observe
             },
@@ -343,7 +375,15 @@ mod tests {
             for name in ["recommended", "strict", "observe_only"] {
                 let p = load(dir.path(), &id(name), gateway).unwrap();
                 let document = built_in(name, gateway).unwrap();
-                assert_eq!(p.digest, sha(format!("{document:?}").as_bytes()), "{name}");
+                assert_eq!(
+                    p.digest,
+                    sha(canonical_built_in(&document).as_bytes()),
+                    "{name}"
+                );
+                assert!(
+                    document.deny_rules().is_empty(),
+                    "{name}: no rule outside the canonical text"
+                );
                 assert_eq!(
                     p.document, document,
                     "{name}: the document kept with its key"
@@ -353,6 +393,23 @@ mod tests {
         let digest = |g| load(dir.path(), &id("recommended"), g).unwrap().digest;
         assert_ne!(digest(Some(&a)), digest(Some(&b)));
         assert_ne!(digest(Some(&a)), digest(None));
+    }
+
+    #[test]
+    fn a_built_in_digest_is_the_same_as_in_earlier_builds() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, digest) in [
+            ("observe_only", "8a0056833399"),
+            ("recommended", "4eeb3e48a646"),
+            ("strict", "599cc1fb805e"),
+        ] {
+            let p = load(dir.path(), &id(name), None).unwrap();
+            assert!(
+                p.digest.to_string().starts_with(digest),
+                "{name}: {}",
+                p.digest
+            );
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! the verify read-back (plus the probe exercise and host attestation when configured). It
 //! must never write settings, and never record evidence the read-back did not observe.
 
+use super::enforcement::Holding;
 use super::evidence::{self, Attestation, CapabilityReadBack, EvidenceRecord, Exercise};
 use super::inspect::{ReadBack, ScopeState};
 use super::ladder::{self, ScopeVerdict};
@@ -20,6 +21,14 @@ use devint::verbs::{
     PolicyView, Profile, ReadBackOutcome, SettingsScope, StatusState, StatusView,
     VerificationOutcome, VerificationView,
 };
+
+/// How the installed policies' controls hold, one per installed scope that still renders.
+fn holdings(scopes: &[ScopeState]) -> impl Iterator<Item = &Holding> {
+    scopes.iter().filter_map(|s| match s {
+        ScopeState::Installed { holding, .. } => holding.as_ref(),
+        ScopeState::Corrupt { .. } => None,
+    })
+}
 
 impl ReferenceRuntime {
     pub(super) fn do_status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError> {
@@ -125,7 +134,7 @@ impl ReferenceRuntime {
             state,
             achieved_level: achieved,
             planned_level,
-            adapter_ceiling: listing.adapter_ceiling,
+            adapter_ceiling: holdings(scopes).fold(listing.adapter_ceiling, |c, h| h.ceiling(c)),
             compatibility,
             evidence: verdicts.iter().flat_map(|v| v.evidence.clone()).collect(),
             next_level: ladder::blocked_because(achieved, probe, drifted).map(|(level, why)| {
@@ -138,15 +147,20 @@ impl ReferenceRuntime {
             drift_mismatched: verdicts.iter().flat_map(|v| v.drifted.clone()).collect(),
             state_reason: reason.map(say),
             state_remediation: remediation.map(say),
-            policy: Some(self.policy_view(scopes)),
+            policy: Some(self.policy_view(descriptor, scopes)),
             unrecognized: Vec::new(),
         }
     }
 
     /// The policy state, honestly: `unconfigured` with no receipt, `load_failed` when the
     /// installed profile no longer loads, `unknown` when it changed since install,
-    /// `permissive` for observe_only, `enforced` otherwise.
-    pub(super) fn policy_view(&self, scopes: &[ScopeState]) -> PolicyView {
+    /// `permissive` for observe_only and when the tool cannot enforce part of the policy,
+    /// `enforced` otherwise (saying which rules the tool holds only as advisory).
+    pub(super) fn policy_view(
+        &self,
+        descriptor: &ToolDescriptor,
+        scopes: &[ScopeState],
+    ) -> PolicyView {
         let installed = scopes.iter().find_map(|s| match s {
             ScopeState::Installed {
                 receipt, policy, ..
@@ -190,10 +204,19 @@ impl ReferenceRuntime {
                 PolicyState::Permissive,
                 "the observe_only profile routes traffic for observation and enforces nothing in the tool".into(),
             ),
-            Ok(_) => (
-                PolicyState::Enforced,
-                format!("{} is installed with the {} profile", p.display_name, p.profile),
-            ),
+            Ok(_) => {
+                let installed =
+                    format!("{} is installed with the {} profile", p.display_name, p.profile);
+                let short = holdings(scopes).find(|h| h.falls_short());
+                let holding = short.or_else(|| holdings(scopes).next());
+                match holding.and_then(|h| h.summary(descriptor.display_name)) {
+                    Some(summary) if short.is_some() => {
+                        (PolicyState::Permissive, format!("{installed}, but {summary}"))
+                    }
+                    Some(summary) => (PolicyState::Enforced, format!("{installed}; {summary}")),
+                    None => (PolicyState::Enforced, installed),
+                }
+            }
         };
         PolicyView {
             state,
@@ -247,7 +270,7 @@ impl ReferenceRuntime {
             missing: tally.missing,
             reason: reason.map(say),
             evidence,
-            policy: Some(self.policy_view(&scopes)),
+            policy: Some(self.policy_view(descriptor, &scopes)),
             unrecognized: Vec::new(),
         })
     }

@@ -54,8 +54,5 @@ pub static AIDER: ToolDescriptor = ToolDescriptor {
         unsupported(C::NativeIdeUi, "Aider is a terminal tool with no extension point for a third-party status or approval surface", DOC),
         unsupported(C::HostEnforcement, "Aider takes no proxy from its settings, so host controls cannot be wired through them", DOC),
     ],
-    warnings: &[ToolWarning {
-        scopes: ScopeSet::PROJECT,
-        text: "Aider reads .aider.conf.yml from the git root of the project; a project directory that is not the git root is not read",
-    }],
+    warnings: &[ToolWarning::always(ScopeSet::PROJECT, "Aider reads .aider.conf.yml from the git root of the project; a project directory that is not the git root is not read")],
 };

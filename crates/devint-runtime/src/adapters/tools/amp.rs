@@ -20,6 +20,17 @@ static INSTALL_DIRS: &[InstallDir] = &[
     InstallDir::home(".amp/bin", DOC),
 ];
 
+/// Tools disabled outright, by Amp's own tool names.
+static DISABLED_TOOLS: &[RuleWriting] = &[
+    RuleWriting::new(RuleKind::Shell, &["shell_command"], &[], Strength::Enforced),
+    RuleWriting::new(
+        RuleKind::WebFetch,
+        &["read_web_page"],
+        &[],
+        Strength::Advisory,
+    ),
+];
+
 /// Amp.
 pub static AMP: ToolDescriptor = ToolDescriptor {
     id: "amp",
@@ -38,7 +49,13 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
         tool_action_approval: MechanismSupport::Native {
             edits: &[
-                edit(&["amp.tools.disable"], ValueTemplate::DenyPatterns),
+                edit(
+                    &["amp.tools.disable"],
+                    ValueTemplate::DenyRules {
+                        rules: DISABLED_TOOLS,
+                        shape: RuleShape::ListItem,
+                    },
+                ),
                 edit(
                     &["amp.dangerouslyAllowAll"],
                     ValueTemplate::WhenApprovalRequired(Literal::Bool(false)),

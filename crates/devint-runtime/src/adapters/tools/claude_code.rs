@@ -21,6 +21,46 @@ static INSTALL_DIRS: &[InstallDir] = &[
     InstallDir::home(".claude/local", TROUBLESHOOTING_DOC),
 ];
 
+/// The deny rules, as `permissions.deny` entries. A shell rule names both of Claude Code's
+/// shell tools (`PowerShell` runs where `CLAUDE_CODE_USE_POWERSHELL_TOOL` is set): a `Bash`
+/// rule alone leaves the other route open. Claude Code matches a `Bash(…)` rule per
+/// sub-command, with wrappers and paths resolved, but `bash -c '…'` passes it.
+static DENY_RULES: &[RuleWriting] = &[
+    RuleWriting::new(
+        RuleKind::Shell,
+        &["Bash", "PowerShell"],
+        &["Bash({cmd} *)", "PowerShell({cmd} *)"],
+        Strength::Advisory,
+    ),
+    RuleWriting::new(
+        RuleKind::WebFetch,
+        &["WebFetch"],
+        &["WebFetch(domain:{domain})"],
+        Strength::Advisory,
+    ),
+    RuleWriting::new(RuleKind::WebSearch, &["WebSearch"], &[], Strength::Enforced),
+    RuleWriting::new(
+        RuleKind::FileRead,
+        &["Read"],
+        &["Read({claude_path})"],
+        Strength::Advisory,
+    ),
+    // Only `Edit(path)` rules are matched by the file checks; `Write(path)` is refused with a
+    // warning by Claude Code itself.
+    RuleWriting::new(
+        RuleKind::FileWrite,
+        &["Edit"],
+        &["Edit({claude_path})"],
+        Strength::Advisory,
+    ),
+    RuleWriting::new(
+        RuleKind::Mcp,
+        &["mcp__{server}"],
+        &["mcp__{server}__{tool}"],
+        Strength::Enforced,
+    ),
+];
+
 /// Claude Code.
 pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
     id: "claude-code",
@@ -44,14 +84,15 @@ pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
             ],
         },
         hooks: MechanismSupport::Native {
-            edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookMatcherGroup { matcher: "*" })],
+            edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookEntries(HOOK_MATCHER_GROUP))],
         },
         mcp_governance: MechanismSupport::Native {
-            edits: &[edit(&["deniedMcpServers"], ValueTemplate::McpDenyServerObjects)],
+            edits: &[edit(&["deniedMcpServers"], ValueTemplate::McpDeny { entries: &[r#"{"serverName": "{server}"}"#], shape: RuleShape::ListObject })],
         },
         tool_action_approval: MechanismSupport::Native {
             edits: &[
-                edit(&["permissions", "deny"], ValueTemplate::DenyPatterns),
+                edit(&["permissions", "deny"], ValueTemplate::DenyRules { rules: DENY_RULES, shape: RuleShape::ListItem }),
+                edit(&["permissions", "defaultMode"], ValueTemplate::WhenApprovalRequired(Literal::Str("default"))),
                 edit(
                     &["permissions", "disableBypassPermissionsMode"],
                     ValueTemplate::WhenApprovalRequired(Literal::Str("disable")),
@@ -63,27 +104,26 @@ pub static CLAUDE_CODE: ToolDescriptor = ToolDescriptor {
     capabilities: [
         discovery(SETTINGS_DOC),
         supported(C::ManagedSettings, IAM_DOC),
-        unsupported(
+        ruled_out(
             C::ManagedLaunch,
             "devint integrates Claude Code through its settings files and builds no launch command",
             SETTINGS_DOC,
         ),
-        supported(C::ModelPathInterception, GATEWAY_DOC),
-        supported(C::ModelGatewayBaseUrl, GATEWAY_DOC),
-        supported(C::HttpProxy, NETWORK_DOC),
-        supported(C::Hooks, HOOKS_DOC),
-        supported(C::McpDiscovery, MCP_DOC),
-        supported(C::McpGovernance, MANAGED_MCP_DOC),
-        supported(C::ToolActionApproval, IAM_DOC),
-        unsupported(
+        seen(C::ModelPathInterception, GATEWAY_DOC),
+        seen(C::ModelGatewayBaseUrl, GATEWAY_DOC),
+        seen(C::HttpProxy, NETWORK_DOC),
+        seen(C::Hooks, HOOKS_DOC),
+        seen(C::McpDiscovery, MCP_DOC),
+        seen(C::McpGovernance, MANAGED_MCP_DOC),
+        seen(C::ToolActionApproval, IAM_DOC),
+        ruled_out(
             C::NativeIdeUi,
             "Claude Code is a terminal tool with no extension point for a third-party status or approval surface",
             SETTINGS_DOC,
         ),
         supported(C::HostEnforcement, NETWORK_DOC),
     ],
-    warnings: &[ToolWarning {
-        scopes: ScopeSet::PROJECT,
-        text: "Claude Code ignores .claude/settings.json in a project until the folder is trusted in its trust dialog",
-    }],
+    warnings: &[
+        ToolWarning::always(ScopeSet::PROJECT, "Claude Code ignores .claude/settings.json in a project until the folder is trusted in its trust dialog"),
+    ],
 };

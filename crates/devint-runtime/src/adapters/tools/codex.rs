@@ -14,6 +14,19 @@ const CODEX_CONFIG_MODE: u32 = 0o600;
 
 const NO_PROXY: &str = "Codex reads a proxy only from the HTTPS_PROXY environment of its launch; config.toml has no proxy key";
 const NO_MCP: &str = "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own";
+const HOOKS_DOC: &str = "https://developers.openai.com/codex/hooks";
+
+/// The first release that runs lifecycle hooks by default.
+const HOOKS_SINCE: &str = "0.124.0";
+
+/// The deny rules config.toml can hold. Codex's command rules live in `rules/*.rules`
+/// (Starlark), a file devint does not write, and it has no web fetch tool of its own.
+static DENY_RULES: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::WebSearch,
+    &["on"],
+    &[],
+    Strength::Enforced,
+)];
 
 const GATEWAY_SCOPES: ScopeSet = ScopeSet {
     user: true,
@@ -31,7 +44,7 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
     settings: &[
         SettingsFile::user(".codex/config.toml", SettingsFormat::Toml).created_with(CODEX_CONFIG_MODE),
         SettingsFile::project(".codex/config.toml", SettingsFormat::Toml).created_with(CODEX_CONFIG_MODE),
-        SettingsFile::managed("/etc/codex/managed_config.toml", SettingsFormat::Toml),
+        SettingsFile::managed("/etc/codex/config.toml", SettingsFormat::Toml),
     ],
     mechanisms: Mechanisms {
         // A trusted project's .codex/config.toml cannot select model_provider.
@@ -46,12 +59,18 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Adapted {
-            edits: &[edit(&["notify"], ValueTemplate::HookArgv)],
-            how: "installed as the notify program, which Codex runs after each agent turn: it observes but cannot block a tool call, and it replaces any notify program already set (restored on removal)",
+            edits: &[
+                edit(&["hooks", "PreToolUse"], ValueTemplate::HookEntries(HOOK_MATCHER_GROUP)).read_by(Versions::since(HOOKS_SINCE)),
+                edit(&["notify"], ValueTemplate::HookArgv).read_by(Versions::before(HOOKS_SINCE)),
+            ],
+            how: "installed as a PreToolUse hook in config.toml, which can block a tool call; Codex runs a hook only once you trust it in its /hooks screen (until then it is skipped without a message). Before 0.124 it is the notify program, which runs after each turn and cannot block",
         },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
         tool_action_approval: MechanismSupport::Native {
-            edits: &[edit(&["approval_policy"], ValueTemplate::WhenApprovalRequired(Literal::Str("on-request")))],
+            edits: &[
+                edit(&["web_search"], ValueTemplate::DenyRules { rules: DENY_RULES, shape: RuleShape::Flag(Literal::Str("disabled")) }),
+                edit(&["approval_policy"], ValueTemplate::WhenApprovalRequired(Literal::Str("on-request"))),
+            ],
         },
         managed_settings: MechanismSupport::Native { edits: &[] },
     },
@@ -63,13 +82,13 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
             "devint integrates Codex through config.toml and builds no launch command",
             CONFIG_DOC,
         ),
-        supported(C::ModelPathInterception, CONFIG_DOC),
-        supported(C::ModelGatewayBaseUrl, REFERENCE_DOC),
-        unsupported(C::HttpProxy, NO_PROXY, CONFIG_DOC),
-        supported(C::Hooks, REFERENCE_DOC),
-        supported(C::McpDiscovery, CONFIG_DOC),
-        unsupported(C::McpGovernance, NO_MCP, CONFIG_DOC),
-        supported(C::ToolActionApproval, REFERENCE_DOC),
+        seen(C::ModelPathInterception, CONFIG_DOC),
+        seen(C::ModelGatewayBaseUrl, REFERENCE_DOC),
+        ruled_out(C::HttpProxy, NO_PROXY, CONFIG_DOC),
+        seen(C::Hooks, HOOKS_DOC),
+        seen(C::McpDiscovery, CONFIG_DOC),
+        ruled_out(C::McpGovernance, NO_MCP, CONFIG_DOC),
+        seen(C::ToolActionApproval, REFERENCE_DOC),
         unsupported(
             C::NativeIdeUi,
             "Codex CLI is a terminal tool with no extension point for a third-party status or approval surface",
@@ -82,17 +101,9 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         ),
     ],
     warnings: &[
-        ToolWarning {
-            scopes: ScopeSet::PROJECT,
-            text: "Codex loads a project's .codex/config.toml only after the project is marked trusted",
-        },
-        ToolWarning {
-            scopes: ScopeSet::MANAGED,
-            text: "/etc/codex/managed_config.toml holds defaults Codex reapplies at each start, which users can change in a session; enforced constraints live in /etc/codex/requirements.toml, which this adapter does not write",
-        },
-        ToolWarning {
-            scopes: ScopeSet::ALL,
-            text: "the gateway provider reads its key from OPENAI_API_KEY; devint never writes a credential",
-        },
+        ToolWarning::always(ScopeSet::PROJECT, "Codex loads a project's .codex/config.toml only after the project is marked trusted"),
+        ToolWarning::always(ScopeSet::MANAGED, "/etc/codex/config.toml holds defaults Codex applies at each start, which users can change; enforced constraints live in /etc/codex/requirements.toml, which this adapter does not write"),
+        ToolWarning::always(ScopeSet::ALL, "the gateway provider reads its key from OPENAI_API_KEY; devint never writes a credential"),
+        ToolWarning::when_denying(ScopeSet::ALL, "Codex takes command deny rules from rules/*.rules files (Starlark), which devint does not write, and has no web fetch tool of its own: shell and web-fetch deny rules cannot be written for it"),
     ],
 };

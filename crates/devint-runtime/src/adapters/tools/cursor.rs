@@ -42,8 +42,8 @@ pub static CURSOR: ToolDescriptor = ToolDescriptor {
         hooks: MechanismSupport::Native {
             edits: &[
                 edit(&["version"], ValueTemplate::Always(Literal::Int(1))),
-                edit(&["hooks", "beforeShellExecution"], ValueTemplate::HookCommandList),
-                edit(&["hooks", "beforeMCPExecution"], ValueTemplate::HookCommandList),
+                edit(&["hooks", "beforeShellExecution"], ValueTemplate::HookEntries(HOOK_COMMAND_OBJECT)),
+                edit(&["hooks", "beforeMCPExecution"], ValueTemplate::HookEntries(HOOK_COMMAND_OBJECT)),
             ],
         },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
@@ -64,8 +64,5 @@ pub static CURSOR: ToolDescriptor = ToolDescriptor {
         unsupported(C::NativeIdeUi, "Cursor offers no extension point devint uses for a status or approval surface yet", HOOKS_DOC),
         unsupported(C::HostEnforcement, "Cursor's model traffic goes through its own backend, out of reach of host controls", PROXY_DOC),
     ],
-    warnings: &[ToolWarning {
-        scopes: ScopeSet::PROJECT,
-        text: "Cursor runs project hooks from .cursor/hooks.json only in a trusted workspace",
-    }],
+    warnings: &[ToolWarning::always(ScopeSet::PROJECT, "Cursor runs project hooks from .cursor/hooks.json only in a trusted workspace")],
 };

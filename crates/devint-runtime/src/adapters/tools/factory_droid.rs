@@ -17,6 +17,14 @@ const INSTALL_DOC: &str = "https://docs.factory.ai/cli/getting-started/quickstar
 /// The install script's directory.
 static INSTALL_DIRS: &[InstallDir] = &[InstallDir::home(".local/bin", INSTALL_DOC)];
 
+/// Shell command prefixes, as `commandDenylist` entries.
+static COMMAND_DENYLIST: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::Shell,
+    &[],
+    &["{cmd}"],
+    Strength::Advisory,
+)];
+
 /// Factory Droid.
 pub static FACTORY_DROID: ToolDescriptor = ToolDescriptor {
     id: "factory-droid",
@@ -33,11 +41,11 @@ pub static FACTORY_DROID: ToolDescriptor = ToolDescriptor {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Native {
-            edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookMatcherGroup { matcher: "*" })],
+            edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookEntries(HOOK_MATCHER_GROUP))],
         },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
         tool_action_approval: MechanismSupport::Adapted {
-            edits: &[edit(&["commandDenylist"], ValueTemplate::DenyPatterns)],
+            edits: &[edit(&["commandDenylist"], ValueTemplate::DenyRules { rules: COMMAND_DENYLIST, shape: RuleShape::ListItem })],
             how: "deny patterns go to commandDenylist: in user and project settings Droid then always asks before those commands; only org-managed settings deny them outright",
         },
         managed_settings: MechanismSupport::Native { edits: &[] },
@@ -56,8 +64,5 @@ pub static FACTORY_DROID: ToolDescriptor = ToolDescriptor {
         unsupported(C::NativeIdeUi, "Droid is a terminal tool with no extension point for a third-party status or approval surface", SETTINGS_DOC),
         unsupported(C::HostEnforcement, "Droid takes no proxy from its settings, so host controls cannot be wired through them", SETTINGS_DOC),
     ],
-    warnings: &[ToolWarning {
-        scopes: ScopeSet::ALL,
-        text: "Droid reads the hooks key of settings.json only when no hooks.json sits beside it; an existing hooks.json takes precedence",
-    }],
+    warnings: &[ToolWarning::always(ScopeSet::ALL, "Droid reads the hooks key of settings.json only when no hooks.json sits beside it; an existing hooks.json takes precedence")],
 };

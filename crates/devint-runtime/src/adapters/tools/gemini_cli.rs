@@ -8,23 +8,19 @@ const CONFIG_DOC: &str = "https://geminicli.com/docs/cli/configuration";
 const ENTERPRISE_DOC: &str = "https://geminicli.com/docs/cli/enterprise";
 const HOOKS_DOC: &str = "https://geminicli.com/docs/hooks/reference";
 
-const NO_GATEWAY: &str = "Gemini CLI takes a custom endpoint only from the GOOGLE_GEMINI_BASE_URL environment (or a .env file), not from settings.json";
-const NO_PROXY: &str = "Gemini CLI takes a proxy from the HTTPS_PROXY environment or the --proxy flag, not from a settings key devint can vouch for";
+const NO_GATEWAY: &str = "Gemini CLI takes a custom endpoint only from GOOGLE_GEMINI_BASE_URL in its environment or ~/.gemini/.env (with the API-key auth selected), not from settings.json";
+const NO_PROXY: &str = "Gemini CLI takes a proxy from the HTTPS_PROXY environment (or ~/.gemini/.env) or the --proxy flag, not from settings.json";
+const POLICY_DOC: &str = "https://geminicli.com/docs/core/policy-engine/";
 
-/// `mcp.excluded`: the denied MCP server names (Qwen Code inherits the key).
+/// `mcp.excluded`: the denied MCP server names (Qwen Code reads the same key).
 pub(super) const MCP_EXCLUDED: MechanismSupport = MechanismSupport::Native {
-    edits: &[edit(&["mcp", "excluded"], ValueTemplate::McpDenyNames)],
-};
-
-/// `tools.exclude` and `tools.autoAccept` (Qwen Code inherits both keys).
-pub(super) const TOOLS_EXCLUDE: MechanismSupport = MechanismSupport::Native {
-    edits: &[
-        edit(&["tools", "exclude"], ValueTemplate::DenyPatterns),
-        edit(
-            &["tools", "autoAccept"],
-            ValueTemplate::WhenApprovalRequired(Literal::Bool(false)),
-        ),
-    ],
+    edits: &[edit(
+        &["mcp", "excluded"],
+        ValueTemplate::McpDeny {
+            entries: &["{server}"],
+            shape: RuleShape::ListItem,
+        },
+    )],
 };
 
 /// Gemini CLI.
@@ -43,34 +39,37 @@ pub static GEMINI_CLI: ToolDescriptor = ToolDescriptor {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Native {
-            edits: &[edit(&["hooks", "BeforeTool"], ValueTemplate::HookMatcherGroup { matcher: ".*" })],
+            edits: &[edit(&["hooks", "BeforeTool"], ValueTemplate::HookEntries(&[r#"{"matcher": ".*", "hooks": [{"type": "command", "command": "{command}"}]}"#]))],
         },
         mcp_governance: MCP_EXCLUDED,
-        tool_action_approval: TOOLS_EXCLUDE,
+        // Deny rules live in the policy engine's TOML files (~/.gemini/policies), which devint
+        // does not write; settings.json's tools.exclude is deprecated (every start warns) and
+        // reads an entry as a literal tool name, so `run_shell_command(curl)` denies nothing.
+        tool_action_approval: MechanismSupport::Native {
+            edits: &[
+                edit(&["general", "defaultApprovalMode"], ValueTemplate::WhenApprovalRequired(Literal::Str("default"))),
+                edit(&["security", "disableYoloMode"], ValueTemplate::WhenApprovalRequired(Literal::Bool(true))),
+            ],
+        },
         managed_settings: MechanismSupport::Native { edits: &[] },
     },
     capabilities: [
         discovery(CONFIG_DOC),
         supported(C::ManagedSettings, ENTERPRISE_DOC),
         unsupported(C::ManagedLaunch, "devint integrates Gemini CLI through settings.json and builds no launch command", CONFIG_DOC),
-        unsupported(C::ModelPathInterception, NO_GATEWAY, CONFIG_DOC),
-        unsupported(C::ModelGatewayBaseUrl, NO_GATEWAY, CONFIG_DOC),
-        unsupported(C::HttpProxy, NO_PROXY, CONFIG_DOC),
-        supported(C::Hooks, HOOKS_DOC),
-        supported(C::McpDiscovery, CONFIG_DOC),
-        supported(C::McpGovernance, ENTERPRISE_DOC),
-        supported(C::ToolActionApproval, ENTERPRISE_DOC),
+        ruled_out(C::ModelPathInterception, NO_GATEWAY, CONFIG_DOC),
+        ruled_out(C::ModelGatewayBaseUrl, NO_GATEWAY, CONFIG_DOC),
+        ruled_out(C::HttpProxy, NO_PROXY, CONFIG_DOC),
+        seen(C::Hooks, HOOKS_DOC),
+        seen(C::McpDiscovery, CONFIG_DOC),
+        seen(C::McpGovernance, ENTERPRISE_DOC),
+        seen(C::ToolActionApproval, POLICY_DOC),
         unsupported(C::NativeIdeUi, "Gemini CLI is a terminal tool with no extension point for a third-party status or approval surface", CONFIG_DOC),
         unsupported(C::HostEnforcement, "Gemini CLI takes no proxy from its settings, so host controls cannot be wired through them", CONFIG_DOC),
     ],
     warnings: &[
-        ToolWarning {
-            scopes: ScopeSet::PROJECT,
-            text: "with folder trust enabled, Gemini CLI ignores .gemini/settings.json in a folder that is not trusted",
-        },
-        ToolWarning {
-            scopes: ScopeSet::ALL,
-            text: "some Gemini CLI releases run hooks only when hooks are enabled in settings; verify reads the hook back but cannot prove it runs",
-        },
+        ToolWarning::always(ScopeSet::PROJECT, "with folder trust enabled, Gemini CLI ignores .gemini/settings.json in a folder that is not trusted"),
+        ToolWarning::always(ScopeSet::ALL, "Gemini CLI's folder trust is on by default: in a folder it does not trust it skips hooks and MCP servers from every settings file"),
+        ToolWarning::when_denying(ScopeSet::ALL, "Gemini CLI takes deny rules from its policy files (~/.gemini/policies/*.toml), which devint does not write: deny rules cannot be written for it"),
     ],
 };

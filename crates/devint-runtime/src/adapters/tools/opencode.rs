@@ -14,12 +14,54 @@ const NO_PROXY: &str = "OpenCode takes a proxy from the HTTPS_PROXY environment 
 const NO_HOOKS: &str =
     "OpenCode hooks are JavaScript plugins, not settings keys; devint writes no plugin code";
 const NO_MCP: &str = "OpenCode has no MCP deny list; a server is disabled only inside its own mcp entry, which devint does not own";
-const NO_MANAGED: &str = "OpenCode documents no administrator-managed settings file";
+const NO_MANAGED: &str = "OpenCode reads /etc/opencode/opencode.json last, but devint does not write it yet: the real-tool conformance job cannot judge a file under /etc";
 
 const INSTALL_DOC: &str = "https://opencode.ai/docs/";
 
 /// The install script's default directory.
 static INSTALL_DIRS: &[InstallDir] = &[InstallDir::home(".opencode/bin", INSTALL_DOC)];
+
+/// Shell rules, as `permission.bash` patterns. OpenCode matches each sub-command's text
+/// against them and the last matching rule wins, so a rule added after the user's own ones
+/// holds; `curl *` also matches a bare `curl`.
+static BASH_RULES: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::Shell,
+    &["*"],
+    &["{cmd} *"],
+    Strength::Advisory,
+)];
+
+/// Web fetches: `permission.webfetch` takes an action only (no domain).
+static WEBFETCH_RULES: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::WebFetch,
+    &["on"],
+    &[],
+    Strength::Advisory,
+)];
+
+/// Web searches: `permission.websearch`.
+static WEBSEARCH_RULES: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::WebSearch,
+    &["on"],
+    &[],
+    Strength::Enforced,
+)];
+
+/// File writes: `permission.edit` covers edit, write and patch.
+static EDIT_RULES: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::FileWrite,
+    &["*"],
+    &[],
+    Strength::Advisory,
+)];
+
+/// File reads: `permission.read`.
+static READ_RULES: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::FileRead,
+    &["*"],
+    &[],
+    Strength::Advisory,
+)];
 
 /// OpenCode.
 pub static OPENCODE: ToolDescriptor = ToolDescriptor {
@@ -40,10 +82,18 @@ pub static OPENCODE: ToolDescriptor = ToolDescriptor {
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
+        // The approval defaults come first: a deny rule for the same key replaces them where
+        // they stand, and the other deny patterns follow them (the last match wins).
         tool_action_approval: MechanismSupport::Native {
             edits: &[
-                edit(&["permission", "bash"], ValueTemplate::PerDenyPattern(Literal::Str("deny"))),
-                edit(&["permission", "edit"], ValueTemplate::WhenApprovalRequired(Literal::Str("ask"))),
+                edit(&["permission", "bash", "*"], ValueTemplate::WhenApprovalRequired(Literal::Str("ask"))),
+                edit(&["permission", "edit", "*"], ValueTemplate::WhenApprovalRequired(Literal::Str("ask"))),
+                edit(&["permission", "webfetch"], ValueTemplate::WhenApprovalRequired(Literal::Str("ask"))),
+                edit(&["permission", "bash"], ValueTemplate::DenyRules { rules: BASH_RULES, shape: RuleShape::ObjectKey(Literal::Str("deny")) }),
+                edit(&["permission", "edit"], ValueTemplate::DenyRules { rules: EDIT_RULES, shape: RuleShape::ObjectKey(Literal::Str("deny")) }),
+                edit(&["permission", "read"], ValueTemplate::DenyRules { rules: READ_RULES, shape: RuleShape::ObjectKey(Literal::Str("deny")) }),
+                edit(&["permission", "webfetch"], ValueTemplate::DenyRules { rules: WEBFETCH_RULES, shape: RuleShape::Flag(Literal::Str("deny")) }),
+                edit(&["permission", "websearch"], ValueTemplate::DenyRules { rules: WEBSEARCH_RULES, shape: RuleShape::Flag(Literal::Str("deny")) }),
             ],
         },
         managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
@@ -52,18 +102,18 @@ pub static OPENCODE: ToolDescriptor = ToolDescriptor {
         discovery(CONFIG_DOC),
         unsupported(C::ManagedSettings, NO_MANAGED, CONFIG_DOC),
         unsupported(C::ManagedLaunch, "devint integrates OpenCode through opencode.json and builds no launch command", CONFIG_DOC),
-        supported(C::ModelPathInterception, PROVIDERS_DOC),
-        supported(C::ModelGatewayBaseUrl, PROVIDERS_DOC),
+        seen(C::ModelPathInterception, PROVIDERS_DOC),
+        seen(C::ModelGatewayBaseUrl, PROVIDERS_DOC),
         unsupported(C::HttpProxy, NO_PROXY, CONFIG_DOC),
         unsupported(C::Hooks, NO_HOOKS, PLUGINS_DOC),
         supported(C::McpDiscovery, MCP_DOC),
         unsupported(C::McpGovernance, NO_MCP, MCP_DOC),
-        supported(C::ToolActionApproval, PERMISSIONS_DOC),
+        seen(C::ToolActionApproval, PERMISSIONS_DOC),
         unsupported(C::NativeIdeUi, "OpenCode is a terminal tool with no extension point for a third-party status or approval surface", CONFIG_DOC),
         unsupported(C::HostEnforcement, "OpenCode takes no proxy from its settings, so host controls cannot be wired through them", CONFIG_DOC),
     ],
-    warnings: &[ToolWarning {
-        scopes: ScopeSet::ALL,
-        text: "OpenCode deny patterns are written as permission.bash rules; a permission.bash that is a single string must become an object first",
-    }],
+    warnings: &[
+        ToolWarning::always(ScopeSet::ALL, "OpenCode takes the last permission rule that matches, in file order: a project opencode.json, or a rule the user adds after devint's, can allow what devint denies"),
+        ToolWarning::always(ScopeSet::ALL, "a permission.bash or permission.edit that is a single string must become an object before devint can add rules to it"),
+    ],
 };

@@ -53,8 +53,5 @@ pub static PI: ToolDescriptor = ToolDescriptor {
         unsupported(C::NativeIdeUi, "Pi is a terminal tool with no extension point devint uses for a status or approval surface", DOC),
         unsupported(C::HostEnforcement, "Pi takes no proxy from its settings, so host controls cannot be wired through them", DOC),
     ],
-    warnings: &[ToolWarning {
-        scopes: ScopeSet::PROJECT,
-        text: "Pi reads a project's .pi/settings.json only after the project is trusted",
-    }],
+    warnings: &[ToolWarning::always(ScopeSet::PROJECT, "Pi reads a project's .pi/settings.json only after the project is trusted")],
 };

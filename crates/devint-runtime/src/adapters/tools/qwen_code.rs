@@ -6,10 +6,34 @@ use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/";
+const HOOKS_DOC: &str = "https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks/";
 
-const NO_GATEWAY: &str = "Qwen Code takes an OpenAI-compatible endpoint from OPENAI_BASE_URL (environment or .qwen/.env), not from a settings key devint can vouch for";
-const NO_PROXY: &str = "Qwen Code takes a proxy from the HTTPS_PROXY environment or the --proxy flag, not from a settings key devint can vouch for";
-const NO_HOOKS: &str = "Qwen Code documents no command hooks before tool actions";
+/// The deny rules, as Qwen Code's own `permissions.deny` rules (its `Bash` alias covers
+/// `run_shell_command`; a specifier without `*` matches the command or a word prefix of it,
+/// per sub-command).
+static DENY_RULES: &[RuleWriting] = &[
+    RuleWriting::new(
+        RuleKind::Shell,
+        &["Bash"],
+        &["Bash({cmd})"],
+        Strength::Advisory,
+    ),
+    RuleWriting::new(
+        RuleKind::WebFetch,
+        &["WebFetch"],
+        &["WebFetch(domain:{domain})"],
+        Strength::Advisory,
+    ),
+    RuleWriting::new(RuleKind::WebSearch, &["WebSearch"], &[], Strength::Enforced),
+    RuleWriting::new(RuleKind::FileRead, &["Read"], &[], Strength::Advisory),
+    RuleWriting::new(RuleKind::FileWrite, &["Edit"], &[], Strength::Advisory),
+    RuleWriting::new(
+        RuleKind::Mcp,
+        &["mcp__{server}"],
+        &["mcp__{server}__{tool}"],
+        Strength::Enforced,
+    ),
+];
 
 /// Qwen Code.
 pub static QWEN_CODE: ToolDescriptor = ToolDescriptor {
@@ -24,29 +48,44 @@ pub static QWEN_CODE: ToolDescriptor = ToolDescriptor {
         SettingsFile::managed("/etc/qwen-code/settings.json", SettingsFormat::Jsonc),
     ],
     mechanisms: Mechanisms {
-        model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
-        http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
-        hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
+        model_gateway_base_url: MechanismSupport::Adapted {
+            edits: &[
+                edit(&["security", "auth", "selectedType"], ValueTemplate::Always(Literal::Str("openai"))),
+                edit(&["security", "auth", "baseUrl"], ValueTemplate::GatewayBaseUrl),
+            ],
+            how: "selects Qwen Code's OpenAI-compatible auth with the gateway as its base URL (the one it had is restored on removal); its key comes from OPENAI_API_KEY",
+        },
+        http_proxy: MechanismSupport::Native {
+            edits: &[edit(&["proxy"], ValueTemplate::ProxyUrl)],
+        },
+        hooks: MechanismSupport::Native {
+            edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookEntries(&[r#"{"matcher": ".*", "hooks": [{"type": "command", "command": "{command}"}]}"#]))],
+        },
         mcp_governance: gemini_cli::MCP_EXCLUDED,
-        tool_action_approval: gemini_cli::TOOLS_EXCLUDE,
+        tool_action_approval: MechanismSupport::Native {
+            edits: &[
+                edit(&["permissions", "deny"], ValueTemplate::DenyRules { rules: DENY_RULES, shape: RuleShape::ListItem }),
+                edit(&["tools", "approvalMode"], ValueTemplate::WhenApprovalRequired(Literal::Str("default"))),
+            ],
+        },
         managed_settings: MechanismSupport::Native { edits: &[] },
     },
     capabilities: [
         discovery(DOC),
         supported(C::ManagedSettings, DOC),
         unsupported(C::ManagedLaunch, "devint integrates Qwen Code through settings.json and builds no launch command", DOC),
-        unsupported(C::ModelPathInterception, NO_GATEWAY, DOC),
-        unsupported(C::ModelGatewayBaseUrl, NO_GATEWAY, DOC),
-        unsupported(C::HttpProxy, NO_PROXY, DOC),
-        unsupported(C::Hooks, NO_HOOKS, DOC),
-        supported(C::McpDiscovery, DOC),
-        supported(C::McpGovernance, DOC),
-        supported(C::ToolActionApproval, DOC),
+        seen(C::ModelPathInterception, DOC),
+        seen(C::ModelGatewayBaseUrl, DOC),
+        seen(C::HttpProxy, DOC),
+        seen(C::Hooks, HOOKS_DOC),
+        seen(C::McpDiscovery, DOC),
+        seen(C::McpGovernance, DOC),
+        seen(C::ToolActionApproval, DOC),
         unsupported(C::NativeIdeUi, "Qwen Code is a terminal tool with no extension point for a third-party status or approval surface", DOC),
-        unsupported(C::HostEnforcement, "Qwen Code takes no proxy from its settings, so host controls cannot be wired through them", DOC),
+        supported(C::HostEnforcement, DOC),
     ],
-    warnings: &[ToolWarning {
-        scopes: ScopeSet::PROJECT,
-        text: "with folder trust enabled, Qwen Code ignores .qwen/settings.json in a folder that is not trusted",
-    }],
+    warnings: &[
+        ToolWarning::always(ScopeSet::PROJECT, "with folder trust enabled, Qwen Code ignores .qwen/settings.json in a folder that is not trusted"),
+        ToolWarning::always(ScopeSet::ALL, "Qwen Code's --bare and --safe-mode flags drop every deny rule, hook and MCP server its settings hold"),
+    ],
 };

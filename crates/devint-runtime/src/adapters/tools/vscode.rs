@@ -48,10 +48,7 @@ pub const NO_MANAGED: &str =
 pub const NO_LAUNCH: &str = "an editor extension has no launch command of its own";
 
 /// Workspace-trust caveat for project settings.
-pub const TRUST_WARNING: ToolWarning = ToolWarning {
-    scopes: ScopeSet::PROJECT,
-    text: "VS Code applies restricted workspace settings only after the folder is trusted (Workspace Trust)",
-};
+pub const TRUST_WARNING: ToolWarning = ToolWarning::always(ScopeSet::PROJECT, "VS Code applies restricted workspace settings only after the folder is trusted (Workspace Trust)");
 
 /// What differs between VS Code extensions that keep their own configuration (provider,
 /// hooks, MCP servers, auto-approve) in extension storage rather than in VS Code settings.

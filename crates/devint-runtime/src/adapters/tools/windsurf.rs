@@ -37,9 +37,9 @@ pub static WINDSURF_CASCADE: ToolDescriptor = ToolDescriptor {
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Native {
             edits: &[
-                edit(&["hooks", "pre_run_command"], ValueTemplate::HookCommandList),
-                edit(&["hooks", "pre_mcp_tool_use"], ValueTemplate::HookCommandList),
-                edit(&["hooks", "pre_write_code"], ValueTemplate::HookCommandList),
+                edit(&["hooks", "pre_run_command"], ValueTemplate::HookEntries(HOOK_COMMAND_OBJECT)),
+                edit(&["hooks", "pre_mcp_tool_use"], ValueTemplate::HookEntries(HOOK_COMMAND_OBJECT)),
+                edit(&["hooks", "pre_write_code"], ValueTemplate::HookEntries(HOOK_COMMAND_OBJECT)),
             ],
         },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
