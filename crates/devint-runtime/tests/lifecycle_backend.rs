@@ -189,6 +189,61 @@ fn a_file_we_created_is_deleted_on_removal() {
 }
 
 #[test]
+fn a_file_we_created_that_the_tool_then_added_to_stays_and_removal_says_so() {
+    let sb = Sandbox::new();
+    let rt = sb.open();
+    let mut c = Client::new(&book(), "ide");
+    c.install(&rt, "team");
+    // The tool adds a key of its own to the file devint created.
+    let mut v = json(&sb.settings());
+    v["$schema"] = json!("https://json.schemastore.org/claude-code-settings.json");
+    sb.write_settings(&serde_json::to_string_pretty(&v).unwrap());
+    let preview = c.remove(&rt, None).unwrap();
+    let said = |r: &devint::verbs::RemovalView| {
+        r.warnings
+            .iter()
+            .map(|w| w.as_str().to_owned())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        said(&preview).contains(
+            "stays: devint created it, but it now also holds settings devint did not write"
+        ),
+        "{}",
+        said(&preview)
+    );
+    assert!(
+        !said(&preview).contains("will be deleted"),
+        "{}",
+        said(&preview)
+    );
+    c.remove(&rt, Some(preview.plan_id)).unwrap();
+    let after = json(&sb.settings());
+    assert_eq!(
+        after,
+        json!({ "$schema": "https://json.schemastore.org/claude-code-settings.json" })
+    );
+}
+
+#[test]
+fn a_file_changed_since_install_is_not_promised_back_byte_for_byte() {
+    let (sb, rt, mut c) = setup();
+    c.install(&rt, "team");
+    let mut v = json(&sb.settings());
+    v["theme"] = json!("dark");
+    sb.write_settings(&serde_json::to_string_pretty(&v).unwrap());
+    let preview = c.remove(&rt, None).unwrap();
+    assert!(
+        preview.warnings.iter().any(|w| w
+            .as_str()
+            .contains("will not be byte for byte as before devint")),
+        "{:?}",
+        preview.warnings
+    );
+}
+
+#[test]
 fn user_edits_made_between_install_and_remove_survive() {
     let (sb, rt, mut c) = setup();
     c.install(&rt, "team");

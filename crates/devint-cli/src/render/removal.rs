@@ -15,13 +15,17 @@ pub fn has_work(r: &RemovalView) -> bool {
 fn residual(p: &Page, r: &RemovalView, future: bool) -> String {
     let mut out = String::new();
     if r.residual.is_empty() {
+        // "As before" is claimed only when the runtime has nothing to add: every file it
+        // cannot give back byte for byte (changed since, created by devint and kept,
+        // withheld) comes with a warning saying so.
         let _ = writeln!(
             out,
             "  {}",
-            if future {
-                "nothing of devint's will remain: the settings files will be as they were before devint"
-            } else {
-                "nothing of devint's remains: the settings files are as they were before devint"
+            match (future, r.warnings.is_empty()) {
+                (true, true) => "nothing of devint's will remain: the settings files will be as they were before devint",
+                (false, true) => "nothing of devint's remains: the settings files are as they were before devint",
+                (true, false) => "nothing of devint's will remain",
+                (false, false) => "nothing of devint's remains",
             }
         );
     } else {
@@ -78,4 +82,45 @@ pub fn removal_result(p: &Page, r: &RemovalView) -> String {
     );
     out.push_str(&residual(p, r, false));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Style;
+    use devint::verbs::{PlanId, Sentence, ToolId};
+
+    fn page() -> Page {
+        Page {
+            s: Style { colour: false },
+            width: None,
+        }
+    }
+
+    fn view(warnings: &[&'static str]) -> RemovalView {
+        RemovalView {
+            schema_version: 1,
+            plan_id: PlanId::random(),
+            tool_id: ToolId::parse("claude-code").unwrap(),
+            steps: Vec::new(),
+            residual: Vec::new(),
+            warnings: warnings.iter().map(|w| Sentence::from_static(w)).collect(),
+        }
+    }
+
+    #[test]
+    fn as_before_is_claimed_only_when_the_runtime_has_nothing_to_add() {
+        let clean = removal_preview(&page(), &view(&[]));
+        assert!(
+            clean.contains("will be as they were before devint"),
+            "{clean}"
+        );
+        let kept = removal_preview(
+            &page(),
+            &view(&["~/.claude/settings.json stays: devint created it, but it now also holds settings devint did not write"]),
+        );
+        assert!(!kept.contains("as they were before devint"), "{kept}");
+        assert!(kept.contains("nothing of devint's will remain"), "{kept}");
+        assert!(kept.contains("stays: devint created it"), "{kept}");
+    }
 }

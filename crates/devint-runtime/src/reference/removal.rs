@@ -14,7 +14,7 @@ use super::receipt::{self, Receipt};
 use super::runtime::ReferenceRuntime;
 use super::target::{self, Current};
 use super::text::{refuse, say};
-use crate::edit::{FileAction, KeyOutcome, Restoration};
+use crate::edit::{FileAction, KeyOutcome, OriginalFile, Restoration};
 use devint::backend::LifecycleError;
 use devint::backend::ToolAuthorization;
 use devint::verbs::{
@@ -280,12 +280,20 @@ impl ReferenceRuntime {
             });
         }
         let (residual, mut warnings) = residuals(restoration, &file);
-        if receipt.reversal.withheld && !restoration.exact {
-            if let FileAction::Write(_) = restoration.file {
-                warnings.push(format!(
+        if let (FileAction::Write(_), false) = (&restoration.file, restoration.exact) {
+            warnings.push(if receipt.reversal.withheld {
+                format!(
                     "{file} will not come back byte for byte: a value in it looked like a credential, so its original bytes were never stored; our keys are taken out one by one and everything else is left as it is"
-                ));
-            }
+                )
+            } else if receipt.reversal.original == OriginalFile::Absent {
+                format!(
+                    "{file} stays: devint created it, but it now also holds settings devint did not write (added since by you or by the tool), so only devint's keys are taken out"
+                )
+            } else {
+                format!(
+                    "{file} will not be byte for byte as before devint: what was changed in it since (by you or by the tool) is kept, and only devint's keys are taken out"
+                )
+            });
         }
         ScopeRemoval {
             steps,
