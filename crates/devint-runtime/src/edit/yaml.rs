@@ -3,16 +3,22 @@
 //! `yaml.safe_load` does (YAML 1.1).
 //!
 //! Owns key lookup and in-place edits of a YAML settings file, the meaning the file has for
-//! the tools that read it, and the spelling of the values we write. It must never print the
-//! document from anything but the tree it parsed (only the bytes around our keys change),
-//! never keep an edit whose text the strict reader does not read back as exactly the asked
-//! change, and never accept a construct it cannot edit faithfully.
+//! the tools that read it, and the spelling of the values we write. It must never produce
+//! text other than the user's as `yaml-edit` edited it (only the bytes around our keys
+//! change; the one tidying after that gives what we add the file's CRLF line endings and
+//! drops the `{}` `yaml-edit` writes for a root it emptied), never keep an edit whose text
+//! the strict reader does not read back as exactly the asked change, and never accept a
+//! construct it cannot edit faithfully.
 //!
-//! Why two parsers: `yaml-edit` keeps every byte and edits well, but it also accepts text no
-//! YAML reader does (`a: b: c`, a key indented under a scalar, tabs as indentation), so it
-//! cannot be the judge of whether a file parses. `saphyr-parser` is a strict, iterative event
-//! parser (YAML 1.2 syntax, which for a settings file is the syntax PyYAML accepts); every
-//! document is read by it first, and every edited text again before it is kept.
+//! Why these crates: `yaml-edit` (a rowan-based lossless tree) keeps every byte it is not
+//! asked to change, keeps comments and the replaced value's trailing comment, and edits
+//! block and flow collections well; `yaml-rt` could not be used (it needs a newer Rust than
+//! this workspace's toolchain). But `yaml-edit` also accepts text no YAML reader does
+//! (`a: b: c`, a key indented under a scalar, tabs as indentation), so it cannot be the judge
+//! of whether a file parses, and its own quoting misses YAML 1.1 readings (`1_000`,
+//! `2001-12-14`, `=`). So `saphyr-parser`, a strict, iterative event parser of the YAML
+//! syntax PyYAML accepts, reads every document first and every edited text again before it
+//! is kept, and this module chooses the style of every scalar it writes.
 //!
 //! What is accepted: one document (an explicit `---` start is fine) of block or flow
 //! mappings and sequences, with plain, quoted or block scalars, comments anywhere. Refused,
@@ -52,10 +58,13 @@ const FORMAT: SettingsFormat = SettingsFormat::Yaml;
 
 /// The largest YAML document the editor reads: real settings files are kilobytes, and every
 /// edit parses the whole document twice.
-pub const MAX_BYTES: usize = 1024 * 1024;
+pub(super) const MAX_BYTES: usize = 1024 * 1024;
 
 /// The deepest nesting of mappings and sequences the editor reads.
-pub const MAX_DEPTH: usize = 64;
+pub(super) const MAX_DEPTH: usize = 64;
+
+// The refusals name these numbers.
+const _: () = assert!(MAX_BYTES == 1024 * 1024 && MAX_DEPTH == 64);
 
 /// What a YAML node means to PyYAML's `safe_load`, as far as the editor needs to know.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,7 +188,7 @@ fn read(text: &str) -> Result<Option<Node>, EditError> {
             }
             Event::Alias(_) => return Err(refuse(span, "an alias (`*name`)")),
             Event::Scalar(value, style, anchor, tag) => {
-                plain_node_properties(span, anchor, tag.is_some())?;
+                no_anchor_or_tag(span, anchor, tag.is_some())?;
                 if style != ReadStyle::Plain {
                     Node::Json(Value::String(value.into_owned()))
                 } else if value.is_empty() && stack.is_empty() {
@@ -251,7 +260,7 @@ fn open(
     tagged: bool,
     frame: Frame,
 ) -> Result<(), EditError> {
-    plain_node_properties(span, anchor, tagged)?;
+    no_anchor_or_tag(span, anchor, tagged)?;
     if stack.len() >= MAX_DEPTH {
         return Err(refuse(span, "nesting deeper than 64 levels"));
     }
@@ -259,7 +268,7 @@ fn open(
     Ok(())
 }
 
-fn plain_node_properties(span: Span, anchor: usize, tagged: bool) -> Result<(), EditError> {
+fn no_anchor_or_tag(span: Span, anchor: usize, tagged: bool) -> Result<(), EditError> {
     if anchor != 0 {
         return Err(refuse(span, "an anchor (`&name`)"));
     }
@@ -505,6 +514,7 @@ fn float_text(value: f64) -> String {
     }
 }
 
+/// A scalar value (containers are built by [`build`]).
 fn scalar(value: &Value) -> ScalarValue {
     match value {
         Value::Null => ScalarValue::null(),
