@@ -602,6 +602,35 @@ fn goose_completes_the_cycle_in_its_yaml_user_settings() {
 }
 
 #[test]
+fn a_yaml_construct_the_editor_does_not_edit_is_named_and_the_file_left_untouched() {
+    let d = devint_runtime::adapters::find("aider").unwrap();
+    let settings = &d.settings[0];
+    let s = scene(d, settings);
+    let anchored = "base: &model sonnet\nweak-model: *model\n";
+    std::fs::write(&s.file, anchored).unwrap();
+    let mut c = Client::new(&book(), "ide");
+    let p = plan(&mut c, &s.rt, d.id, wire_scope(settings.scope));
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.as_str().contains("an anchor") && w.as_str().contains("line 1")),
+        "{:?}",
+        p.warnings
+    );
+    let e = c
+        .call(
+            &s.rt,
+            VerbCall::Apply {
+                tool: tool_id(d.id),
+                plan_id: p.plan_id.clone(),
+            },
+        )
+        .unwrap_err();
+    assert!(e.message.contains("an anchor"), "{}", e.message);
+    assert_eq!(std::fs::read_to_string(&s.file).unwrap(), anchored);
+}
+
+#[test]
 fn continue_has_nothing_to_write_and_its_plan_says_why() {
     for (scope, outcome) in cycle("continue") {
         assert_eq!(outcome, Cycle::NothingToDo, "continue at {}", scope.token());
