@@ -1,4 +1,4 @@
-//! Feeds arbitrary JSON, JSONC and TOML (a format byte, a key-set byte, then the text) to
+//! Feeds arbitrary JSON, JSONC, TOML and YAML (a format byte, a key-set byte, then the text) to
 //! the settings-file editors: our edit must reverse to the input byte for byte when the
 //! output is untouched, and nothing may panic. The key-edit checks live in
 //! `devint_runtime::edit::fuzz_harness::edit_roundtrip` (replayed by `cargo test`);
@@ -20,10 +20,11 @@ fn element_roundtrip(data: &[u8]) {
     if keys & 0x30 == 0 {
         return;
     }
-    let format = match format % 3 {
+    let format = match format % 4 {
         0 => SettingsFormat::Json,
         1 => SettingsFormat::Jsonc,
-        _ => SettingsFormat::Toml,
+        2 => SettingsFormat::Toml,
+        _ => SettingsFormat::Yaml,
     };
     let Ok(text) = std::str::from_utf8(rest) else {
         return;

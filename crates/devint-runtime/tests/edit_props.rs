@@ -1,6 +1,7 @@
-//! Property tests for `lifecycle::edit`: for generated user documents in JSON, JSONC and
-//! TOML (varied whitespace, comments, trailing commas, key orders, nesting, inline and
-//! dotted TOML forms) —
+//! Property tests for `lifecycle::edit`: for generated user documents in JSON, JSONC, TOML
+//! and YAML (varied whitespace, comments, trailing commas, key orders, nesting, inline and
+//! dotted TOML forms, YAML block and flow collections, quoting styles, YAML 1.1 spellings,
+//! CRLF and missing final newlines) —
 //!
 //! - install → reverse on the untouched output is byte-identical (also for an absent file);
 //! - user edits of other keys made between install and reverse survive, and only our keys
@@ -320,11 +321,173 @@ fn toml_table(
     }
 }
 
+/// Words a YAML reader may take for a boolean or null when plain.
+fn yaml_keyword(s: &str) -> bool {
+    ["y", "n", "yes", "no", "on", "off", "true", "false", "null"]
+        .iter()
+        .any(|k| s.eq_ignore_ascii_case(k))
+}
+
+/// A string that reads back as itself when written plain, by a conservative rule of the
+/// generator's own (not the editor's).
+fn yaml_plain_safe(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_alphabetic())
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || " _./-".contains(c))
+        && !s.ends_with(' ')
+        && !yaml_keyword(s)
+}
+
+fn yaml_single_quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+fn yaml_key(k: &str, c: &mut Choices) -> String {
+    match c.next() % 4 {
+        0 if !k.contains(['\'', '\n', '\t']) => yaml_single_quoted(k),
+        1 => json_string(k),
+        _ if yaml_plain_safe(k) => k.to_owned(),
+        _ => json_string(k),
+    }
+}
+
+/// A scalar in block context; the spellings vary, the meaning (as YAML 1.1) is the node's.
+fn yaml_scalar(node: &Node, c: &mut Choices) -> String {
+    match node {
+        Node::Null => ["~", "null", "Null"][c.next() as usize % 3].to_owned(),
+        Node::Bool(true) => ["true", "yes", "on", "True"][c.next() as usize % 4].to_owned(),
+        Node::Bool(false) => ["false", "no", "off", "FALSE"][c.next() as usize % 4].to_owned(),
+        Node::Int(i) if *i > 0 && c.one_in(5) => format!("0x{i:x}"),
+        Node::Int(i) => i.to_string(),
+        Node::Str(s) if yaml_plain_safe(s) && c.one_in(2) => s.clone(),
+        Node::Str(s) if !s.contains(['\n', '\t']) && c.one_in(2) => yaml_single_quoted(s),
+        Node::Str(s) => json_string(s),
+        Node::Array(_) | Node::Object(_) => yaml_flow(node, c),
+    }
+}
+
+/// A node in flow style, on one line.
+fn yaml_flow(node: &Node, c: &mut Choices) -> String {
+    match node {
+        Node::Null => "null".to_owned(),
+        Node::Str(s) => json_string(s),
+        Node::Array(items) => {
+            let items: Vec<String> = items.iter().map(|i| yaml_flow(i, c)).collect();
+            format!("[{}]", items.join(if c.one_in(2) { ", " } else { "," }))
+        }
+        Node::Object(members) => {
+            let members: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{}: {}", json_string(k), yaml_flow(v, c)))
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        }
+        scalar => yaml_scalar(scalar, c),
+    }
+}
+
+struct YamlStyle {
+    indent: usize,
+    /// Block sequences indented under their key (`key:\n  - a`) or not (`key:\n- a`).
+    indented_sequences: bool,
+}
+
+fn render_yaml(members: &[(String, Node)], c: &mut Choices) -> String {
+    let style = YamlStyle {
+        indent: [2, 4, 3][c.next() as usize % 3],
+        indented_sequences: c.one_in(2),
+    };
+    let mut out = String::new();
+    if c.one_in(2) {
+        out.push_str("# user config\n");
+    }
+    if c.one_in(5) {
+        out.push_str("---\n");
+    }
+    if members.is_empty() && c.one_in(3) {
+        out.push_str("{}\n");
+    }
+    yaml_mapping(members, 0, &style, c, &mut out);
+    if c.one_in(4) {
+        out.push_str("# end\n");
+    }
+    if c.one_in(5) {
+        out = out.replace('\n', "\r\n");
+    }
+    if c.one_in(5) {
+        while out.ends_with(['\n', '\r']) {
+            out.pop();
+        }
+    }
+    out
+}
+
+fn yaml_mapping(
+    members: &[(String, Node)],
+    depth: usize,
+    style: &YamlStyle,
+    c: &mut Choices,
+    out: &mut String,
+) {
+    let pad = " ".repeat(depth * style.indent);
+    for (k, v) in members {
+        if c.one_in(7) {
+            out.push('\n');
+        }
+        if c.one_in(6) {
+            out.push_str(&pad);
+            out.push_str("# note\n");
+        }
+        out.push_str(&pad);
+        out.push_str(&yaml_key(k, c));
+        out.push(':');
+        match v {
+            Node::Object(children) if !children.is_empty() && !c.one_in(4) => {
+                if c.one_in(6) {
+                    out.push_str("  # section");
+                }
+                out.push('\n');
+                yaml_mapping(children, depth + 1, style, c, out);
+            }
+            Node::Array(items) if !items.is_empty() && !c.one_in(3) => {
+                out.push('\n');
+                let item_pad = if style.indented_sequences {
+                    " ".repeat((depth + 1) * style.indent)
+                } else {
+                    pad.clone()
+                };
+                for item in items {
+                    out.push_str(&item_pad);
+                    out.push_str("- ");
+                    out.push_str(&yaml_scalar(item, c));
+                    if c.one_in(6) {
+                        out.push_str("  # item");
+                    }
+                    out.push('\n');
+                }
+            }
+            Node::Null if c.one_in(3) => {
+                // `key:` with nothing after it is null too.
+                out.push('\n');
+            }
+            other => {
+                out.push(' ');
+                out.push_str(&yaml_scalar(other, c));
+                if c.one_in(5) {
+                    out.push_str("  # trailing");
+                }
+                out.push('\n');
+            }
+        }
+    }
+}
+
 fn format_strategy() -> impl Strategy<Value = SettingsFormat> {
     prop::sample::select(vec![
         SettingsFormat::Json,
         SettingsFormat::Jsonc,
         SettingsFormat::Toml,
+        SettingsFormat::Yaml,
     ])
 }
 
@@ -338,6 +501,7 @@ fn document() -> impl Strategy<Value = (SettingsFormat, String)> {
             let mut c = Choices { bytes, at: 0 };
             let text = match format {
                 SettingsFormat::Toml => render_toml(&members, &mut c),
+                SettingsFormat::Yaml => render_yaml(&members, &mut c),
                 _ => render_json(&members, format, &mut c),
             };
             (format, text)
@@ -709,7 +873,7 @@ proptest! {
         // A comment line written between two lines somewhere in the middle.
         let mid = match format {
             SettingsFormat::Jsonc => Some("// mid note\n"),
-            SettingsFormat::Toml => Some("# mid note\n"),
+            SettingsFormat::Toml | SettingsFormat::Yaml => Some("# mid note\n"),
             _ => None,
         };
         let mut installed = applied.text.clone();
@@ -729,7 +893,7 @@ proptest! {
         let mut edited = apply_user_ops(format, &installed, &ops, &[&plan], &mut expected);
         let comment = match format {
             SettingsFormat::Jsonc => Some("// user note\n"),
-            SettingsFormat::Toml => Some("# user note\n"),
+            SettingsFormat::Toml | SettingsFormat::Yaml => Some("# user note\n"),
             _ => None,
         };
         if let (true, Some(comment)) = (note, comment) {
@@ -806,7 +970,8 @@ proptest! {
         let format_byte = match format {
             SettingsFormat::Json => 0u8,
             SettingsFormat::Jsonc => 1,
-            _ => 2,
+            SettingsFormat::Toml => 2,
+            SettingsFormat::Yaml => 3,
         };
         let mut data = vec![format_byte, selector];
         data.extend_from_slice(text.as_bytes());
@@ -832,7 +997,8 @@ proptest! {
         let format_byte = match format {
             SettingsFormat::Json => 0u8,
             SettingsFormat::Jsonc => 1,
-            _ => 2,
+            SettingsFormat::Toml => 2,
+            SettingsFormat::Yaml => 3,
         };
         let mut data = vec![format_byte, selector];
         data.extend_from_slice(&bytes);

@@ -378,7 +378,6 @@ fn assert_every_mechanism_accounted_for(d: &ToolDescriptor, p: &PlanView) {
         }
         let token = mechanism.capability().token();
         let stepped = p.steps.iter().any(|s| s.id.as_str() == token);
-        // (a YAML file's mechanisms are all reported unsupported: no format-preserving editor)
         let reported = p.unsupported.iter().any(|u| u.capability.token() == token);
         assert!(
             stepped ^ reported,
@@ -397,8 +396,6 @@ enum Cycle {
     Integrated,
     /// The plan had no steps; its unsupported list says why.
     NothingToDo,
-    /// The editor cannot write this format; plan and apply say so, the file is untouched.
-    FormatUnsupported,
 }
 
 fn cycle_at(d: &ToolDescriptor, settings: &SettingsFile) -> Cycle {
@@ -413,41 +410,6 @@ fn cycle_at(d: &ToolDescriptor, settings: &SettingsFile) -> Cycle {
         p.steps.iter().all(|st| st.settings_scope == scope),
         "{at}: every step is at the planned scope"
     );
-
-    if settings.format == SettingsFormat::Yaml {
-        // The editor has no format-preserving YAML writer. Every mechanism the descriptor
-        // has YAML keys for is in the plan's unsupported list with that reason, the plan
-        // has no steps, and apply refuses without touching the file.
-        let yaml: Vec<_> = p
-            .unsupported
-            .iter()
-            .filter(|u| u.reason.as_str().contains("YAML settings cannot be edited"))
-            .map(|u| u.capability.token())
-            .collect();
-        let available: Vec<_> = Mechanism::ALL
-            .into_iter()
-            .filter(|m| *m != Mechanism::ManagedSettings)
-            .filter(|m| d.mechanisms.get(*m).is_available())
-            .map(|m| m.capability().token())
-            .collect();
-        assert_eq!(yaml, available, "{at}: {:?}", p.unsupported);
-        if available.is_empty() {
-            return Cycle::NothingToDo;
-        }
-        assert!(p.steps.is_empty(), "{at}: no step the editor cannot write");
-        let e = c
-            .call(
-                &s.rt,
-                VerbCall::Apply {
-                    tool: tool_id(d.id),
-                    plan_id: p.plan_id.clone(),
-                },
-            )
-            .unwrap_err();
-        assert!(e.message.contains("YAML"), "{at}: {}", e.message);
-        assert_eq!(std::fs::read_to_string(&s.file).unwrap(), s.seed, "{at}");
-        return Cycle::FormatUnsupported;
-    }
 
     if p.steps.is_empty() {
         assert!(
@@ -471,7 +433,7 @@ fn cycle_at(d: &ToolDescriptor, settings: &SettingsFile) -> Cycle {
         .unwrap_or_else(|e| panic!("{at}: apply refused: {e:?}"));
     let written = std::fs::read_to_string(&s.file).unwrap();
     assert_ne!(written, s.seed, "{at}: apply changed the file");
-    if settings.format != SettingsFormat::Toml {
+    if !matches!(settings.format, SettingsFormat::Toml | SettingsFormat::Yaml) {
         // Comments the user wrote survive the edit.
         for line in s.seed.lines().filter(|l| l.trim_start().starts_with("//")) {
             assert!(written.contains(line), "{at}: lost {line:?} in\n{written}");
@@ -630,27 +592,42 @@ fn pi_has_nothing_to_write_and_its_plan_says_why() {
 }
 
 #[test]
-fn aider_yaml_is_refused_honestly_and_left_untouched() {
-    for (scope, outcome) in cycle("aider") {
-        assert_eq!(
-            outcome,
-            Cycle::FormatUnsupported,
-            "aider at {}",
-            scope.token()
-        );
-    }
+fn aider_completes_the_cycle_in_its_yaml_at_user_and_project_scope() {
+    all_integrated("aider");
 }
 
 #[test]
-fn goose_yaml_is_refused_honestly_and_left_untouched() {
-    for (scope, outcome) in cycle("goose") {
-        assert_eq!(
-            outcome,
-            Cycle::FormatUnsupported,
-            "goose at {}",
-            scope.token()
-        );
-    }
+fn goose_completes_the_cycle_in_its_yaml_user_settings() {
+    all_integrated("goose");
+}
+
+#[test]
+fn a_yaml_construct_the_editor_does_not_edit_is_named_and_the_file_left_untouched() {
+    let d = devint_runtime::adapters::find("aider").unwrap();
+    let settings = &d.settings[0];
+    let s = scene(d, settings);
+    let anchored = "base: &model sonnet\nweak-model: *model\n";
+    std::fs::write(&s.file, anchored).unwrap();
+    let mut c = Client::new(&book(), "ide");
+    let p = plan(&mut c, &s.rt, d.id, wire_scope(settings.scope));
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.as_str().contains("an anchor") && w.as_str().contains("line 1")),
+        "{:?}",
+        p.warnings
+    );
+    let e = c
+        .call(
+            &s.rt,
+            VerbCall::Apply {
+                tool: tool_id(d.id),
+                plan_id: p.plan_id.clone(),
+            },
+        )
+        .unwrap_err();
+    assert!(e.message.contains("an anchor"), "{}", e.message);
+    assert_eq!(std::fs::read_to_string(&s.file).unwrap(), anchored);
 }
 
 #[test]

@@ -36,7 +36,8 @@ pub enum EditError {
         /// The file, when known.
         file: Option<std::path::PathBuf>,
     },
-    /// No format-preserving editor exists for this format.
+    /// No format-preserving editor exists for this format (every [`SettingsFormat`] has one
+    /// today; kept so callers handle a format added before its editor).
     #[error(
         "{format} settings cannot be edited in place (no format-preserving editor); \
          integrate this tool by another mechanism"
@@ -44,6 +45,23 @@ pub enum EditError {
     UnsupportedFormat {
         /// The unsupported format.
         format: SettingsFormat,
+    },
+    /// The document is valid but uses a construct the editor does not edit (in YAML:
+    /// anchors, aliases, tags, several documents…); the caller must not overwrite it.
+    #[error(
+        "the {format} settings document uses {construct} at line {line}, column {column}, \
+         which devint does not edit; it was left untouched — rewrite that part of the file \
+         or integrate this tool by hand"
+    )]
+    UnsupportedConstruct {
+        /// The format the document was parsed as.
+        format: SettingsFormat,
+        /// One-based line of the construct.
+        line: usize,
+        /// One-based column (in characters) of the construct.
+        column: usize,
+        /// What the construct is, e.g. "an anchor (`&name`)".
+        construct: &'static str,
     },
     /// A key path with no segment.
     #[error("a settings key path needs at least one segment")]

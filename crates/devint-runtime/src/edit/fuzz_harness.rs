@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::{EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, SettingsDoc, SettingsFormat};
 
-/// Interprets `data` as a format selector byte (`% 3`: JSON, JSONC, TOML), a key selector
+/// Interprets `data` as a format selector byte (`% 4`: JSON, JSONC, TOML, YAML), a key selector
 /// byte (low four bits: which of four keys we own; bit 4: also own one entry of the
 /// `permissions.allow` array), then UTF-8 document text. If the text parses and our edit applies, checks that:
 /// reversing on the untouched output is byte-identical to the input; the semantic restore
@@ -17,10 +17,11 @@ pub fn edit_roundtrip(data: &[u8]) {
     let [format, keys, rest @ ..] = data else {
         return;
     };
-    let format = match format % 3 {
+    let format = match format % 4 {
         0 => SettingsFormat::Json,
         1 => SettingsFormat::Jsonc,
-        _ => SettingsFormat::Toml,
+        2 => SettingsFormat::Toml,
+        _ => SettingsFormat::Yaml,
     };
     let Ok(text) = std::str::from_utf8(rest) else {
         return;

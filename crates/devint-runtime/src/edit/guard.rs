@@ -1,5 +1,5 @@
 //! The panic guard around every third-party parser the runtime feeds a user's file to
-//! (`toml_edit`, `toml`, `jsonc-parser`, `serde_json`).
+//! (`toml_edit`, `toml`, `jsonc-parser`, `serde_json`, `yaml-edit`, `saphyr-parser`).
 //!
 //! Owns turning a parser's panic into a typed error naming the file, so a parser bug costs
 //! one refused request — never a lock, a thread or the runtime. It must never swallow a

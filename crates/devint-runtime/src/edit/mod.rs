@@ -1,13 +1,18 @@
 //! Format-preserving settings edits with an exact, serialisable reversal.
 //!
 //! Owns reading and changing individual keys of a user's settings document — JSON (strict),
-//! JSONC (comments and trailing commas, VS Code style) and TOML — in place, and undoing those
-//! changes later. It must never reserialise a whole document (only the bytes around our keys
-//! change), never produce text from a document that did not parse, and never record a prior
-//! value the caller's withhold predicate marks as a credential. YAML is **unsupported**: there
-//! is no well-kept format-preserving YAML editor in the dependency set, so
-//! [`SettingsDoc::parse`] answers [`EditError::UnsupportedFormat`] and the caller must
-//! integrate such a tool by another mechanism.
+//! JSONC (comments and trailing commas, VS Code style), TOML and YAML — in place, and undoing
+//! those changes later. It must never reserialise a whole document (only the bytes around our
+//! keys change), never produce text from a document that did not parse, and never record a
+//! prior value the caller's withhold predicate marks as a credential.
+//!
+//! The editors: `jsonc-parser`'s CST for JSON and JSONC, `toml_edit` for TOML, and for YAML
+//! `yaml-edit`'s lossless tree checked by `saphyr-parser`, a strict reader, with scalars read
+//! as PyYAML's `yaml.safe_load` reads them (YAML 1.1). The YAML editor takes one document of
+//! mappings and sequences; anchors, aliases, tags, several documents, non-string keys and
+//! other constructs it cannot edit faithfully are refused as
+//! [`EditError::UnsupportedConstruct`] naming line and column (the `yaml` module's docs list
+//! them and say why two parsers).
 //!
 //! The pieces:
 //!
@@ -55,6 +60,7 @@ mod plan;
 mod reversal;
 mod splice;
 mod toml;
+mod yaml;
 
 use std::fmt;
 
@@ -80,7 +86,8 @@ pub enum SettingsFormat {
     Jsonc,
     /// TOML 1.0.
     Toml,
-    /// YAML: recognised so a descriptor can name it, but not editable (see the module docs).
+    /// YAML, one document, read as PyYAML's `yaml.safe_load` reads it (YAML 1.1 scalars);
+    /// values are written so YAML 1.1 and 1.2 readers read them alike (see the module docs).
     Yaml,
 }
 
@@ -127,7 +134,9 @@ pub struct ElementOutcome {
 ///
 /// Values cross this API as [`serde_json::Value`]; for TOML, objects map to tables (inline
 /// tables inside inline tables), integers to integers, and `null` or integers above
-/// `i64::MAX` are [`EditError::Unrepresentable`]. TOML datetimes read back as strings.
+/// `i64::MAX` are [`EditError::Unrepresentable`]. TOML datetimes read back as strings. For
+/// YAML, objects map to block mappings and arrays to block sequences; timestamps read back
+/// as their text, and infinities, NaN and integers past `u64` have no JSON form.
 pub struct SettingsDoc {
     inner: Inner,
 }
@@ -135,6 +144,7 @@ pub struct SettingsDoc {
 enum Inner {
     Json(json::JsonDoc),
     Toml(toml::TomlDoc),
+    Yaml(yaml::YamlDoc),
 }
 
 impl SettingsDoc {
@@ -150,7 +160,7 @@ impl SettingsDoc {
                     Inner::Json(json::JsonDoc::parse(format, text)?)
                 }
                 SettingsFormat::Toml => Inner::Toml(toml::TomlDoc::parse(text)?),
-                SettingsFormat::Yaml => return Err(EditError::UnsupportedFormat { format }),
+                SettingsFormat::Yaml => Inner::Yaml(yaml::YamlDoc::parse(text)?),
             };
             Ok(Self { inner })
         })
@@ -161,6 +171,7 @@ impl SettingsDoc {
         match &self.inner {
             Inner::Json(doc) => doc.format(),
             Inner::Toml(_) => SettingsFormat::Toml,
+            Inner::Yaml(_) => SettingsFormat::Yaml,
         }
     }
 
@@ -169,6 +180,7 @@ impl SettingsDoc {
         match &self.inner {
             Inner::Json(doc) => doc.get(path),
             Inner::Toml(doc) => doc.get(path),
+            Inner::Yaml(doc) => doc.get(path),
         }
     }
 
@@ -186,6 +198,7 @@ impl SettingsDoc {
         match &mut self.inner {
             Inner::Json(doc) => doc.set(path, value),
             Inner::Toml(doc) => doc.set(path, value),
+            Inner::Yaml(doc) => doc.set(path, value),
         }
     }
 
@@ -194,6 +207,7 @@ impl SettingsDoc {
         match &mut self.inner {
             Inner::Json(doc) => doc.remove(path),
             Inner::Toml(doc) => doc.remove(path),
+            Inner::Yaml(doc) => doc.remove(path),
         }
     }
 
@@ -222,6 +236,7 @@ impl SettingsDoc {
                 match &mut self.inner {
                     Inner::Json(doc) => doc.push_element(path, &element)?,
                     Inner::Toml(doc) => doc.push_element(path, &element)?,
+                    Inner::Yaml(doc) => doc.push_element(path, &element)?,
                 }
                 Ok(ElementOutcome {
                     already_present: false,
@@ -248,6 +263,7 @@ impl SettingsDoc {
         match &mut self.inner {
             Inner::Json(doc) => doc.remove_element(path, index),
             Inner::Toml(doc) => doc.remove_element(path, index),
+            Inner::Yaml(doc) => doc.remove_element(path, index),
         }
     }
 
@@ -257,6 +273,7 @@ impl SettingsDoc {
         match &self.inner {
             Inner::Json(doc) => doc.is_empty_container(path),
             Inner::Toml(doc) => doc.is_empty_container(path),
+            Inner::Yaml(doc) => doc.is_empty_container(path),
         }
     }
 
@@ -266,6 +283,7 @@ impl SettingsDoc {
         match &self.inner {
             Inner::Json(doc) => doc.to_value(),
             Inner::Toml(doc) => doc.to_value(),
+            Inner::Yaml(doc) => doc.to_value(),
         }
     }
 
@@ -274,6 +292,7 @@ impl SettingsDoc {
         match &self.inner {
             Inner::Json(doc) => doc.is_blank(),
             Inner::Toml(doc) => doc.is_blank(),
+            Inner::Yaml(doc) => doc.is_blank(),
         }
     }
 }
@@ -283,6 +302,7 @@ impl fmt::Display for SettingsDoc {
         match &self.inner {
             Inner::Json(doc) => fmt::Display::fmt(doc, f),
             Inner::Toml(doc) => fmt::Display::fmt(doc, f),
+            Inner::Yaml(doc) => fmt::Display::fmt(doc, f),
         }
     }
 }

@@ -56,12 +56,9 @@ pub struct Applied {
 }
 
 impl EditPlan {
-    /// A plan; refuses YAML, and key paths that repeat or nest inside one another (their
-    /// priors would shadow each other).
+    /// A plan; refuses key paths that repeat or nest inside one another (their priors would
+    /// shadow each other).
     pub fn new(format: SettingsFormat, edits: Vec<KeyEdit>) -> Result<Self, EditError> {
-        if format == SettingsFormat::Yaml {
-            return Err(EditError::UnsupportedFormat { format });
-        }
         for (i, a) in edits.iter().enumerate() {
             for b in &edits[i + 1..] {
                 if a.path.starts_with(&b.path) || b.path.starts_with(&a.path) {

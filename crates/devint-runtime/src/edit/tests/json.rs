@@ -351,14 +351,6 @@ fn reinstall_composed_with_the_first_restores_the_first_originals() {
     assert_eq!(get(&text, "model"), Some(json!("haiku")));
 }
 
-#[test]
-fn yaml_is_refused_as_unsupported() {
-    assert!(matches!(
-        SettingsDoc::parse(SettingsFormat::Yaml, "a: 1\n"),
-        Err(EditError::UnsupportedFormat { .. })
-    ));
-}
-
 fn hook_entry() -> serde_json::Value {
     json!({"matcher": "*", "hooks": [{"type": "command", "command": "devint hook pre"}]})
 }

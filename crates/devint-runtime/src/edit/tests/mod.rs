@@ -3,6 +3,7 @@
 mod json;
 mod jsonc;
 mod toml;
+mod yaml;
 
 use serde_json::Value;
 
