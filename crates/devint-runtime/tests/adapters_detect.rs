@@ -530,3 +530,220 @@ fn a_newly_installed_extension_is_seen_by_the_same_detector() {
         Some(semver::Version::new(0, 32, 4))
     );
 }
+
+// Install layouts as the managers make them, under a sandboxed HOME and root.
+
+impl Sandbox {
+    /// A service manager's PATH on this sandbox: its `/usr/bin`, holding the few host
+    /// commands shell shims use (`basename`, `dirname`, `sed`) and no node.
+    fn service_path(&self) -> String {
+        let system = self._root.path().join("usr/bin");
+        for command in ["basename", "dirname", "sed"] {
+            let host = ["/usr/bin", "/bin"]
+                .iter()
+                .map(|dir| Path::new(dir).join(command))
+                .find(|p| p.exists())
+                .unwrap();
+            if !system.join(command).exists() {
+                symlink(host, &system.join(command));
+            }
+        }
+        system.display().to_string()
+    }
+}
+
+fn symlink(target: impl AsRef<Path>, link: &Path) {
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+/// An interpreter named `name` in `dir`: `/bin/sh`, which runs the fake tool's body.
+fn interpreter(dir: &Path, name: &str) {
+    symlink("/bin/sh", &dir.join(name));
+}
+
+/// An executable file at `path` (parents created): `shebang`, then `body`.
+fn script(path: &Path, shebang: &str, body: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!{shebang}\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// An npm package's command as npm publishes it: a node script printing `output`.
+fn node_script(path: &Path, output: &str) {
+    script(path, "/usr/bin/env node", &format!("echo '{output}'"));
+}
+
+/// Asserts detection found `tool` at `location` with `version`, in its supported range.
+fn assert_found(d: &Detected, location: &Path, version: (u64, u64, u64)) {
+    assert!(d.present, "not found: {d:?}");
+    assert_eq!(d.location.as_deref(), Some(location));
+    assert_eq!(
+        d.version,
+        Some(semver::Version::new(version.0, version.1, version.2)),
+        "found at {location:?} without its version"
+    );
+    assert_eq!(d.compatibility, Compatibility::Compatible);
+}
+
+#[test]
+fn a_volta_shim_runs_with_only_home_set() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let volta = sb.home.join(".volta");
+    // The package as `volta install` lays it out, and its pinned node.
+    let package = volta.join("tools/image/packages/@openai/codex");
+    node_script(
+        &package.join("lib/node_modules/@openai/codex/bin/codex.js"),
+        "codex-cli 0.171.0",
+    );
+    symlink(
+        "../lib/node_modules/@openai/codex/bin/codex.js",
+        &package.join("bin/codex"),
+    );
+    interpreter(&volta.join("tools/image/node/22.11.0/bin"), "node");
+    // volta-shim, reduced to what it does: its data under $VOLTA_HOME (default
+    // $HOME/.volta), the package's own command run with the pinned node first on PATH.
+    script(
+        &volta.join("bin/volta-shim"),
+        "/bin/sh",
+        "volta=\"${VOLTA_HOME:-$HOME/.volta}\"\n\
+         PATH=\"$volta/tools/image/node/22.11.0/bin:$PATH\" \
+         exec \"$volta/tools/image/packages/@openai/codex/bin/$(basename \"$0\")\" \"$@\"",
+    );
+    let shim = volta.join("bin/codex");
+    symlink("volta-shim", &shim);
+    let d = detect(find("codex").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &shim, (0, 171, 0));
+}
+
+/// asdf's shim for `bin`, as asdf writes it: it needs `asdf` on PATH to run anything.
+fn asdf_shim(home: &Path, plugin: &str, version: &str, bin: &str) {
+    script(
+        &home.join(".asdf/shims").join(bin),
+        "/usr/bin/env bash",
+        &format!("# asdf-plugin: {plugin} {version}\nexec asdf exec \"{bin}\" \"$@\""),
+    );
+}
+
+/// A Python command as pip writes it into an environment's `bin`, printing `output`: a
+/// shebang naming that environment's interpreter, or (for a path a shebang cannot hold)
+/// `/bin/sh` re-running the file with it. The interpreter is a fake `python3` that prints
+/// what the script's `print('…')` lines say.
+fn python_command(bin_dir: &Path, bin: &str, output: &str) -> PathBuf {
+    let python = bin_dir.join("python3");
+    script(
+        &python,
+        "/bin/sh",
+        "while IFS= read -r line; do\n  \
+         case \"$line\" in \"print('\"*\"')\") line=${line#\"print('\"}; \
+         echo \"${line%\"')\"}\" ;; esac\n\
+         done < \"$1\"",
+    );
+    let path = bin_dir.join(bin);
+    let python = python.to_str().unwrap();
+    let program = format!("import sys\nprint('{output}')");
+    if python.contains(' ') {
+        let body = format!("'''exec' \"{python}\" \"$0\" \"$@\"\n' '''\n{program}");
+        script(&path, "/bin/sh", &body);
+    } else {
+        script(&path, python, &program);
+    }
+    path
+}
+
+#[test]
+fn an_asdf_shim_for_aider_gives_way_to_the_python_install_it_stands_for() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    asdf_shim(&sb.home, "python", "3.12.1", "aider");
+    let aider = python_command(
+        &sb.home.join(".asdf/installs/python/3.12.1/bin"),
+        "aider",
+        "aider 0.86.2",
+    );
+    let path = format!(
+        "{}:{}",
+        sb.home.join(".asdf/shims").display(),
+        sb.service_path()
+    );
+    let d = detect(find("aider").unwrap(), &path, &sb);
+    assert_found(&d, &aider, (0, 86, 2));
+}
+
+#[test]
+fn a_pnpm_global_command_is_found_with_its_version() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let pnpm = sb.home.join(".local/share/pnpm");
+    let entry = "global/5/node_modules/@google/gemini-cli/bundle/gemini.js";
+    node_script(&pnpm.join(entry), "0.61.0");
+    // `pnpm env use --global` puts node in the pnpm home.
+    interpreter(&pnpm, "node");
+    // The shell shim pnpm writes for a global package's command.
+    let shim = pnpm.join("gemini");
+    script(
+        &shim,
+        "/bin/sh",
+        &format!(
+            "basedir=$(dirname \"$(echo \"$0\" | sed -e 's,\\\\,/,g')\")\n\
+             if [ -x \"$basedir/node\" ]; then\n  \
+             exec \"$basedir/node\"  \"$basedir/{entry}\" \"$@\"\n\
+             else\n  \
+             exec node  \"$basedir/{entry}\" \"$@\"\n\
+             fi"
+        ),
+    );
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &shim, (0, 61, 0));
+}
+
+#[test]
+fn pipx_commands_are_found_through_their_link_in_each_pipx_home() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for pipx_home in [".local/share/pipx", ".local/pipx"] {
+        let sb = Sandbox::new();
+        let venv_bin = sb.home.join(pipx_home).join("venvs/aider-chat/bin");
+        let aider = python_command(&venv_bin, "aider", "aider 0.86.2");
+        let link = sb.home.join(".local/bin/aider");
+        symlink(&aider, &link);
+        let d = detect(find("aider").unwrap(), &sb.service_path(), &sb);
+        assert_found(&d, &link, (0, 86, 2));
+    }
+}
+
+#[test]
+fn python_tool_environments_are_searched_when_their_link_is_elsewhere() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for venvs in [
+        ".local/share/pipx/venvs",
+        ".local/pipx/venvs",
+        "Library/Application Support/pipx/venvs",
+        ".local/share/uv/tools",
+        ".pyenv/versions",
+    ] {
+        let sb = Sandbox::new();
+        let aider = python_command(
+            &sb.home.join(venvs).join("aider-chat/bin"),
+            "aider",
+            "aider 0.86.2",
+        );
+        let d = detect(find("aider").unwrap(), &sb.service_path(), &sb);
+        assert_found(&d, &aider, (0, 86, 2));
+    }
+}
+
+#[test]
+fn a_uv_tool_is_found_through_its_link() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let aider = python_command(
+        &sb.home.join(".local/share/uv/tools/aider-chat/bin"),
+        "aider",
+        "aider 0.86.2",
+    );
+    let link = sb.home.join(".local/bin/aider");
+    symlink(&aider, &link);
+    let d = detect(find("aider").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 86, 2));
+}

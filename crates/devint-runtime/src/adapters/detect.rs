@@ -295,16 +295,14 @@ impl Detector {
         let name = descriptor.display_name;
         let mut places: Vec<String> = Vec::new();
         if !detection.binaries.is_empty() {
-            let path: Vec<String> = dirs.dirs[..dirs.from_path]
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect();
+            let path: Vec<String> = dirs.path.iter().map(|d| d.display().to_string()).collect();
             places.push(if path.is_empty() {
                 "on an empty PATH".to_owned()
             } else {
                 format!("on PATH ({})", path.join(":"))
             });
-            let installed: Vec<String> = dirs.dirs[dirs.from_path..]
+            let installed: Vec<String> = dirs
+                .installed
                 .iter()
                 .map(|d| display(d, &self.home))
                 .collect();

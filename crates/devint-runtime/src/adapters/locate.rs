@@ -3,9 +3,12 @@
 //! Owns the search order — the runtime's `PATH`, then the descriptor's documented install
 //! directories (`~` resolved against the runtime's `HOME`, absolute ones under the
 //! detector's root, a `*` segment expanded to every entry, highest version first), each
-//! directory once — and finding the first executable of a tool's names in it. Must never
-//! read the process environment, run anything, or write anything: it only `stat`s and
-//! lists directories.
+//! directory once — and finding the first executable of a tool's names in it. A known shim
+//! directory ([`super::install::SHIM_DIRS`]: asdf, mise, pyenv), met on `PATH` or among the
+//! install directories, is searched only after the tool's install directories under that
+//! manager's installs (a shim needs the manager and its shell environment to run; the real
+//! file it stands for does not). Must never read the process environment, run anything,
+//! or write anything: it only `stat`s and lists directories.
 
 use std::fs::Metadata;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -13,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::descriptor::{Detection, InstallDir, PathBase};
 use super::detected::parse_version;
+use super::install::{ShimDir, SHIM_DIRS};
 
 /// A found binary: where, and the `stat` of the file it resolves to.
 #[derive(Debug, Clone)]
@@ -64,36 +68,64 @@ impl FileIdentity {
 /// The directories searched for a tool's binaries, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchDirs {
-    /// Every directory, each once: `PATH`'s entries first, then the install directories.
+    /// Every directory, each once, in search order: `PATH`'s entries (a shim directory
+    /// after the real install directories it stands for), then the install directories.
     pub dirs: Vec<PathBuf>,
-    /// How many of `dirs` came from `PATH`.
-    pub from_path: usize,
+    /// `PATH`'s entries, as given.
+    pub path: Vec<PathBuf>,
+    /// The install directories not on `PATH`, expanded, each once.
+    pub installed: Vec<PathBuf>,
 }
 
 impl SearchDirs {
     /// The directories searched for `detection`'s binaries: `path_env`'s entries, then the
-    /// install directories (`~` against `home`, absolute ones under `root`); none for a
-    /// tool without binaries.
+    /// install directories (`~` against `home`, absolute ones under `root`), a known shim
+    /// directory after the tool's install directories under its manager's installs; none
+    /// for a tool without binaries.
     pub fn new(detection: &Detection, path_env: &str, home: &Path, root: &Path) -> SearchDirs {
+        let mut found = SearchDirs {
+            dirs: Vec::new(),
+            path: Vec::new(),
+            installed: Vec::new(),
+        };
         if detection.binaries.is_empty() {
-            return SearchDirs {
-                dirs: Vec::new(),
-                from_path: 0,
-            };
+            return found;
         }
-        let mut dirs: Vec<PathBuf> = Vec::new();
         for dir in path_env.split(':').filter(|d| !d.is_empty()) {
-            push_new(&mut dirs, PathBuf::from(dir));
+            found.path.push(PathBuf::from(dir));
         }
-        let from_path = dirs.len();
         for group in detection.install_dirs {
             for dir in *group {
                 for expanded in expand(dir, home, root) {
-                    push_new(&mut dirs, expanded);
+                    if !found.path.contains(&expanded) {
+                        push_new(&mut found.installed, expanded);
+                    }
                 }
             }
         }
-        SearchDirs { dirs, from_path }
+        let shims: Vec<(PathBuf, &ShimDir)> = SHIM_DIRS
+            .iter()
+            .flat_map(|shim| {
+                expand(&shim.shims, home, root)
+                    .into_iter()
+                    .map(move |d| (d, shim))
+            })
+            .collect();
+        let order = found.path.iter().chain(&found.installed);
+        for dir in order {
+            if let Some((_, shim)) = shims.iter().find(|(path, _)| path == dir) {
+                let real = detection
+                    .install_dirs
+                    .iter()
+                    .flat_map(|group| group.iter())
+                    .filter(|d| d.base == shim.shims.base && d.path.starts_with(shim.installs));
+                for expanded in real.flat_map(|d| expand(d, home, root)) {
+                    push_new(&mut found.dirs, expanded);
+                }
+            }
+            push_new(&mut found.dirs, dir.clone());
+        }
+        found
     }
 
     /// The first executable named one of `names` here (names in order, then directories).
@@ -108,13 +140,18 @@ fn push_new(dirs: &mut Vec<PathBuf>, dir: PathBuf) {
     }
 }
 
+/// What `dir` is relative to: `home`, or `root` for an absolute one.
+fn base_of(dir: &InstallDir, home: &Path, root: &Path) -> PathBuf {
+    match dir.base {
+        PathBase::Home => home.to_path_buf(),
+        _ => root.to_path_buf(),
+    }
+}
+
 /// The install directory as a path, its `*` segment expanded (highest version first; an
 /// unreadable parent expands to nothing).
 fn expand(dir: &InstallDir, home: &Path, root: &Path) -> Vec<PathBuf> {
-    let base = match dir.base {
-        PathBase::Home => home.to_path_buf(),
-        _ => root.to_path_buf(),
-    };
+    let base = base_of(dir, home, root);
     let relative = dir.path.trim_start_matches('/');
     let Some((before, after)) = relative.split_once("/*") else {
         return vec![base.join(relative)];
