@@ -6,6 +6,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use devint_runtime::adapters::detected::{compatibility, parse_version};
+use devint_runtime::adapters::locate::own_dirs;
+use devint_runtime::adapters::probe::search_path;
 use devint_runtime::adapters::{find, Compatibility, Detected, Detector, ToolDescriptor};
 
 /// Writing a script while another test thread forks can leave the file busy at exec
@@ -531,7 +533,10 @@ fn a_newly_installed_extension_is_seen_by_the_same_detector() {
     );
 }
 
-// Install layouts as the managers make them, under a sandboxed HOME and root.
+// Install layouts as the managers make them, under a sandboxed HOME and root. A tool is a
+// `#!/usr/bin/env node` script whose body is shell; its `node` is `/bin/sh` under that
+// name, placed where the layout puts node. The runtime's PATH never holds that folder, so
+// `env` finds this `node` only when detection puts the tool's own folders first.
 
 impl Sandbox {
     /// A service manager's PATH on this sandbox: its `/usr/bin`, holding the few host
@@ -574,6 +579,48 @@ fn node_script(path: &Path, output: &str) {
     script(path, "/usr/bin/env node", &format!("echo '{output}'"));
 }
 
+/// `npm install -g` into `prefix` (npm's global layout, which nvm, fnm, asdf and mise
+/// share): node in `<prefix>/bin`, the package in `<prefix>/lib/node_modules/<package>`,
+/// and `<prefix>/bin/<bin>` a relative link to its entry script. Returns that link.
+fn npm_global(prefix: &Path, package: &str, entry: &str, bin: &str, output: &str) -> PathBuf {
+    interpreter(&prefix.join("bin"), "node");
+    let relative = format!("lib/node_modules/{package}/{entry}");
+    node_script(&prefix.join(&relative), output);
+    let link = prefix.join("bin").join(bin);
+    symlink(format!("../{relative}"), &link);
+    link
+}
+
+fn gemini_in(prefix: &Path) -> PathBuf {
+    npm_global(
+        prefix,
+        "@google/gemini-cli",
+        "bundle/gemini.js",
+        "gemini",
+        "0.61.0",
+    )
+}
+
+fn qwen_in(prefix: &Path) -> PathBuf {
+    npm_global(
+        prefix,
+        "@qwen-code/qwen-code",
+        "cli-entry.js",
+        "qwen",
+        "0.24.4",
+    )
+}
+
+fn codex_in(prefix: &Path) -> PathBuf {
+    npm_global(
+        prefix,
+        "@openai/codex",
+        "bin/codex.js",
+        "codex",
+        "codex-cli 0.171.0",
+    )
+}
+
 /// Asserts detection found `tool` at `location` with `version`, in its supported range.
 fn assert_found(d: &Detected, location: &Path, version: (u64, u64, u64)) {
     assert!(d.present, "not found: {d:?}");
@@ -584,6 +631,32 @@ fn assert_found(d: &Detected, location: &Path, version: (u64, u64, u64)) {
         "found at {location:?} without its version"
     );
     assert_eq!(d.compatibility, Compatibility::Compatible);
+}
+
+#[test]
+fn an_nvm_installed_node_script_gets_its_version_from_the_node_beside_it() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let gemini = gemini_in(&sb.home.join(".nvm/versions/node/v22.11.0"));
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
+}
+
+#[test]
+fn fnm_installs_are_found_in_each_documented_base_directory() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for base in [
+        ".local/share/fnm",
+        ".fnm",
+        "Library/Application Support/fnm",
+    ] {
+        let sb = Sandbox::new();
+        let versions = sb.home.join(base).join("node-versions");
+        qwen_in(&versions.join("v20.18.0/installation"));
+        let qwen = qwen_in(&versions.join("v22.11.0/installation"));
+        let d = detect(find("qwen-code").unwrap(), &sb.service_path(), &sb);
+        assert_found(&d, &qwen, (0, 24, 4));
+    }
 }
 
 #[test]
@@ -624,6 +697,24 @@ fn asdf_shim(home: &Path, plugin: &str, version: &str, bin: &str) {
         "/usr/bin/env bash",
         &format!("# asdf-plugin: {plugin} {version}\nexec asdf exec \"{bin}\" \"$@\""),
     );
+}
+
+#[test]
+fn an_asdf_shim_on_path_gives_way_to_the_node_install_it_stands_for() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    asdf_shim(&sb.home, "nodejs", "22.11.0", "gemini");
+    let gemini = gemini_in(&sb.home.join(".asdf/installs/nodejs/22.11.0"));
+    let path = format!(
+        "{}:{}",
+        sb.home.join(".asdf/shims").display(),
+        sb.service_path()
+    );
+    let d = detect(find("gemini-cli").unwrap(), &path, &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
+    // Without the shim on PATH, the install is found all the same.
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
 }
 
 /// A Python command as pip writes it into an environment's `bin`, printing `output`: a
@@ -672,6 +763,42 @@ fn an_asdf_shim_for_aider_gives_way_to_the_python_install_it_stands_for() {
 }
 
 #[test]
+fn mise_shims_on_path_give_way_to_the_installs_they_stand_for() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let mise = sb.home.join(".local/share/mise");
+    // mise's shims are links to the mise binary, which picks a version from its config.
+    script(
+        &sb.home.join(".local/bin/mise"),
+        "/bin/sh",
+        "echo 'mise ERROR no version set' >&2; exit 1",
+    );
+    for bin in ["qwen", "aider"] {
+        symlink(
+            sb.home.join(".local/bin/mise"),
+            &mise.join("shims").join(bin),
+        );
+    }
+    let qwen = qwen_in(&mise.join("installs/node/22.11.0"));
+    let aider = python_command(
+        &mise.join("installs/python/3.12.1/bin"),
+        "aider",
+        "aider 0.86.2",
+    );
+    let path = format!("{}:{}", mise.join("shims").display(), sb.service_path());
+    assert_found(
+        &detect(find("qwen-code").unwrap(), &path, &sb),
+        &qwen,
+        (0, 24, 4),
+    );
+    assert_found(
+        &detect(find("aider").unwrap(), &path, &sb),
+        &aider,
+        (0, 86, 2),
+    );
+}
+
+#[test]
 fn a_pnpm_global_command_is_found_with_its_version() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let sb = Sandbox::new();
@@ -696,6 +823,34 @@ fn a_pnpm_global_command_is_found_with_its_version() {
     );
     let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
     assert_found(&d, &shim, (0, 61, 0));
+}
+
+#[test]
+fn an_npm_user_prefix_with_node_beside_the_command_is_found_with_its_version() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // Node unpacked into ~/.local, so npm's default prefix is ~/.local as well.
+    let codex = codex_in(&sb.home.join(".local"));
+    let d = detect(find("codex").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &codex, (0, 171, 0));
+}
+
+#[test]
+fn an_npm_global_prefix_uses_the_node_on_the_runtimes_path() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // ~/.npm-global holds packages only; node is the system's, on the runtime's PATH.
+    let prefix = sb.home.join(".npm-global");
+    node_script(
+        &prefix.join("lib/node_modules/@openai/codex/bin/codex.js"),
+        "codex-cli 0.171.0",
+    );
+    let codex = prefix.join("bin/codex");
+    symlink("../lib/node_modules/@openai/codex/bin/codex.js", &codex);
+    let path = sb.service_path();
+    interpreter(Path::new(&path), "node");
+    let d = detect(find("codex").unwrap(), &path, &sb);
+    assert_found(&d, &codex, (0, 171, 0));
 }
 
 #[test]
@@ -746,4 +901,105 @@ fn a_uv_tool_is_found_through_its_link() {
     symlink(&aider, &link);
     let d = detect(find("aider").unwrap(), &sb.service_path(), &sb);
     assert_found(&d, &link, (0, 86, 2));
+}
+
+#[test]
+fn a_homebrew_node_package_finds_homebrews_node() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let brew = sb._root.path().join("opt/homebrew");
+    // Formulae live in the Cellar, linked into bin; a node package's command goes
+    // bin → Cellar/<formula>/<version>/bin → libexec/bin → libexec/lib/node_modules.
+    interpreter(&brew.join("Cellar/node/25.2.1/bin"), "node");
+    symlink("../Cellar/node/25.2.1/bin/node", &brew.join("bin/node"));
+    let keg = brew.join("Cellar/gemini-cli/0.61.0");
+    gemini_in(&keg.join("libexec"));
+    std::fs::remove_file(keg.join("libexec/bin/node")).unwrap();
+    symlink("../libexec/bin/gemini", &keg.join("bin/gemini"));
+    let gemini = brew.join("bin/gemini");
+    symlink("../Cellar/gemini-cli/0.61.0/bin/gemini", &gemini);
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
+}
+
+#[test]
+fn a_linked_command_finds_node_in_the_folder_its_link_points_to() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // nvm's command linked into ~/.local/bin: node is in the folder the link points to.
+    let nvm_gemini = gemini_in(&sb.home.join(".nvm/versions/node/v22.11.0"));
+    let link = sb.home.join(".local/bin/gemini");
+    symlink(&nvm_gemini, &link);
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 61, 0));
+}
+
+#[test]
+fn a_command_linked_into_a_package_finds_node_in_the_prefix() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // A link straight to the package's entry: its folder holds no node; the prefix's
+    // bin does.
+    let prefix = sb.home.join(".nvm/versions/node/v22.11.0");
+    gemini_in(&prefix);
+    std::fs::remove_file(prefix.join("bin/gemini")).unwrap();
+    let link = sb.home.join(".local/bin/gemini");
+    symlink(
+        prefix.join("lib/node_modules/@google/gemini-cli/bundle/gemini.js"),
+        &link,
+    );
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 61, 0));
+}
+
+#[test]
+fn a_command_linked_into_a_local_install_finds_node_in_its_bin_folder() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // `npm install --prefix ~/tools @openai/codex node`: the `node` package puts node in
+    // node_modules/.bin.
+    let modules = sb.home.join("tools/node_modules");
+    interpreter(&modules.join(".bin"), "node");
+    let entry = modules.join("@openai/codex/bin/codex.js");
+    node_script(&entry, "codex-cli 0.171.0");
+    let link = sb.home.join(".local/bin/codex");
+    symlink(&entry, &link);
+    let d = detect(find("codex").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 171, 0));
+}
+
+#[test]
+fn own_dirs_are_the_found_folder_the_link_folders_and_the_node_prefix() {
+    let sb = Sandbox::new();
+    let prefix = sb.home.join(".nvm/versions/node/v22.11.0");
+    gemini_in(&prefix);
+    let link = sb.home.join(".local/bin/gemini");
+    symlink(prefix.join("bin/gemini"), &link);
+    let real = |p: PathBuf| std::fs::canonicalize(p).unwrap();
+    assert_eq!(
+        own_dirs(&link),
+        vec![
+            sb.home.join(".local/bin"),
+            real(prefix.join("bin")),
+            real(prefix.join("lib/node_modules/@google/gemini-cli/bundle")),
+        ]
+    );
+    // Not a link: its own folder only (a broken link's chain ends where it breaks).
+    let plain = sb.home.join("plain/tool");
+    script(&plain, "/bin/sh", "true");
+    assert_eq!(own_dirs(&plain), vec![sb.home.join("plain")]);
+}
+
+#[test]
+fn the_version_path_puts_the_own_folders_first_and_drops_what_path_cannot_hold() {
+    let first = [
+        PathBuf::from("/a/bin"),
+        PathBuf::from("/odd:dir"),
+        PathBuf::from("/usr/bin"),
+    ];
+    assert_eq!(
+        search_path(&first, "/usr/bin::/bin:/a/bin:"),
+        "/a/bin:/usr/bin:/bin"
+    );
+    assert_eq!(search_path(&[], ""), "");
 }

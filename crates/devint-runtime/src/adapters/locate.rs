@@ -1,4 +1,5 @@
-//! Where a tool's binary is looked for, and the lookup itself.
+//! Where a tool's binary is looked for, the lookup itself, and the folders its version
+//! command needs first on `PATH`.
 //!
 //! Owns the search order — the runtime's `PATH`, then the descriptor's documented install
 //! directories (`~` resolved against the runtime's `HOME`, absolute ones under the
@@ -7,8 +8,11 @@
 //! directory ([`super::install::SHIM_DIRS`]: asdf, mise, pyenv), met on `PATH` or among the
 //! install directories, is searched only after the tool's install directories under that
 //! manager's installs (a shim needs the manager and its shell environment to run; the real
-//! file it stands for does not). Must never read the process environment, run anything,
-//! or write anything: it only `stat`s and lists directories.
+//! file it stands for does not). Also owns [`own_dirs`]: the folder a binary was found in,
+//! the folders of the links it resolves through and of the file it finally resolves to, and
+//! for an npm package the prefix folder where node sits — where a `#!/usr/bin/env node`
+//! script finds its interpreter. Must never read the process environment, run anything, or
+//! write anything: it only `stat`s, lists directories and reads symlinks.
 
 use std::fs::Metadata;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -188,6 +192,66 @@ pub fn find_binary(names: &[&str], dirs: &[PathBuf]) -> Option<FoundBinary> {
             })
         })
     })
+}
+
+/// How many symlinks [`own_dirs`] follows (the kernel's own limit for one path).
+const MAX_LINKS: usize = 40;
+
+/// The folders a found binary's version command should find first on `PATH`, in order:
+/// the folder `path` was found in; when `path` is a symlink, the folder of each link it
+/// resolves through and of the file it finally resolves to; and when that file is in an
+/// npm package, the folder where that install's node sits — `<prefix>/bin` for
+/// `<prefix>/lib/node_modules/<package>/…` (npm's global layout, used by nvm, fnm, asdf,
+/// mise and a user prefix such as `~/.npm-global`), `<dir>/node_modules/.bin` for
+/// `<dir>/node_modules/<package>/…` (a local install, where the `node` package puts its
+/// node). Each folder once; a link that cannot be read ends the walk.
+pub fn own_dirs(path: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(parent) = path.parent() {
+        push_new(&mut dirs, parent.to_path_buf());
+    }
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let Ok(target) = std::fs::read_link(&current) else {
+            break;
+        };
+        current = match current.parent() {
+            Some(parent) => parent.join(target),
+            None => target,
+        };
+        if let Some(parent) = current.parent() {
+            push_new(&mut dirs, canonical(parent));
+        }
+    }
+    if let Ok(real) = std::fs::canonicalize(path) {
+        if let Some(parent) = real.parent() {
+            push_new(&mut dirs, parent.to_path_buf());
+        }
+        if let Some(bin) = node_bin_of(&real) {
+            push_new(&mut dirs, bin);
+        }
+    }
+    dirs
+}
+
+/// `dir` with its symlinks and `..` resolved, or as it is when it cannot be.
+fn canonical(dir: &Path) -> PathBuf {
+    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// Where node sits for a file inside an npm package: `<prefix>/bin` for
+/// `<prefix>/lib/node_modules/…`, `<dir>/node_modules/.bin` for `<dir>/node_modules/…`
+/// (the outermost `node_modules` counts).
+fn node_bin_of(file: &Path) -> Option<PathBuf> {
+    let components: Vec<_> = file.components().collect();
+    let at = components
+        .iter()
+        .position(|c| c.as_os_str() == "node_modules")?;
+    let before: PathBuf = components[..at].iter().collect();
+    if components.get(at.checked_sub(1)?)?.as_os_str() == "lib" {
+        return before.parent().map(|prefix| prefix.join("bin"));
+    }
+    Some(before.join("node_modules/.bin"))
 }
 
 fn is_executable(metadata: &Metadata) -> bool {
