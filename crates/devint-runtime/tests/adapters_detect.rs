@@ -6,6 +6,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use devint_runtime::adapters::detected::{compatibility, parse_version};
+use devint_runtime::adapters::locate::own_dirs;
+use devint_runtime::adapters::probe::search_path;
 use devint_runtime::adapters::{find, Compatibility, Detected, Detector, ToolDescriptor};
 
 /// Writing a script while another test thread forks can leave the file busy at exec
@@ -529,4 +531,541 @@ fn a_newly_installed_extension_is_seen_by_the_same_detector() {
         detector.detect(copilot).version,
         Some(semver::Version::new(0, 32, 4))
     );
+}
+
+// Install layouts as the managers make them, under a sandboxed HOME and root. A tool is a
+// `#!/usr/bin/env node` script whose body is shell; its `node` is `/bin/sh` under that
+// name, placed where the layout puts node. The runtime's PATH never holds that folder, so
+// `env` finds this `node` only when detection puts the tool's own folders first.
+
+impl Sandbox {
+    /// A service manager's PATH on this sandbox: its `/usr/bin`, holding the few host
+    /// commands shell shims use (`basename`, `dirname`, `sed`) and no node.
+    fn service_path(&self) -> String {
+        let system = self._root.path().join("usr/bin");
+        for command in ["basename", "dirname", "sed"] {
+            let host = ["/usr/bin", "/bin"]
+                .iter()
+                .map(|dir| Path::new(dir).join(command))
+                .find(|p| p.exists())
+                .unwrap();
+            if !system.join(command).exists() {
+                symlink(host, &system.join(command));
+            }
+        }
+        system.display().to_string()
+    }
+}
+
+fn symlink(target: impl AsRef<Path>, link: &Path) {
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+/// An interpreter named `name` in `dir`: `/bin/sh`, which runs the fake tool's body.
+fn interpreter(dir: &Path, name: &str) {
+    symlink("/bin/sh", &dir.join(name));
+}
+
+/// An executable file at `path` (parents created): `shebang`, then `body`.
+fn script(path: &Path, shebang: &str, body: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!{shebang}\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// An npm package's command as npm publishes it: a node script printing `output`.
+fn node_script(path: &Path, output: &str) {
+    script(path, "/usr/bin/env node", &format!("echo '{output}'"));
+}
+
+/// `npm install -g` into `prefix` (npm's global layout, which nvm, fnm, asdf and mise
+/// share): node in `<prefix>/bin`, the package in `<prefix>/lib/node_modules/<package>`,
+/// and `<prefix>/bin/<bin>` a relative link to its entry script. Returns that link.
+fn npm_global(prefix: &Path, package: &str, entry: &str, bin: &str, output: &str) -> PathBuf {
+    interpreter(&prefix.join("bin"), "node");
+    let relative = format!("lib/node_modules/{package}/{entry}");
+    node_script(&prefix.join(&relative), output);
+    let link = prefix.join("bin").join(bin);
+    symlink(format!("../{relative}"), &link);
+    link
+}
+
+fn gemini_in(prefix: &Path) -> PathBuf {
+    npm_global(
+        prefix,
+        "@google/gemini-cli",
+        "bundle/gemini.js",
+        "gemini",
+        "0.61.0",
+    )
+}
+
+fn qwen_in(prefix: &Path) -> PathBuf {
+    npm_global(
+        prefix,
+        "@qwen-code/qwen-code",
+        "cli-entry.js",
+        "qwen",
+        "0.24.4",
+    )
+}
+
+fn codex_in(prefix: &Path) -> PathBuf {
+    npm_global(
+        prefix,
+        "@openai/codex",
+        "bin/codex.js",
+        "codex",
+        "codex-cli 0.171.0",
+    )
+}
+
+/// Asserts detection found `tool` at `location` with `version`, in its supported range.
+fn assert_found(d: &Detected, location: &Path, version: (u64, u64, u64)) {
+    assert!(d.present, "not found: {d:?}");
+    assert_eq!(d.location.as_deref(), Some(location));
+    assert_eq!(
+        d.version,
+        Some(semver::Version::new(version.0, version.1, version.2)),
+        "found at {location:?} without its version"
+    );
+    assert_eq!(d.compatibility, Compatibility::Compatible);
+}
+
+#[test]
+fn an_nvm_installed_node_script_gets_its_version_from_the_node_beside_it() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let gemini = gemini_in(&sb.home.join(".nvm/versions/node/v22.11.0"));
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
+}
+
+#[test]
+fn fnm_installs_are_found_in_each_documented_base_directory() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for base in [
+        ".local/share/fnm",
+        ".fnm",
+        "Library/Application Support/fnm",
+    ] {
+        let sb = Sandbox::new();
+        let versions = sb.home.join(base).join("node-versions");
+        qwen_in(&versions.join("v20.18.0/installation"));
+        let qwen = qwen_in(&versions.join("v22.11.0/installation"));
+        let d = detect(find("qwen-code").unwrap(), &sb.service_path(), &sb);
+        assert_found(&d, &qwen, (0, 24, 4));
+    }
+}
+
+#[test]
+fn a_volta_shim_runs_with_only_home_set() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let volta = sb.home.join(".volta");
+    // The package as `volta install` lays it out, and its pinned node.
+    let package = volta.join("tools/image/packages/@openai/codex");
+    node_script(
+        &package.join("lib/node_modules/@openai/codex/bin/codex.js"),
+        "codex-cli 0.171.0",
+    );
+    symlink(
+        "../lib/node_modules/@openai/codex/bin/codex.js",
+        &package.join("bin/codex"),
+    );
+    interpreter(&volta.join("tools/image/node/22.11.0/bin"), "node");
+    // volta-shim, reduced to what it does: its data under $VOLTA_HOME (default
+    // $HOME/.volta), the package's own command run with the pinned node first on PATH.
+    script(
+        &volta.join("bin/volta-shim"),
+        "/bin/sh",
+        "volta=\"${VOLTA_HOME:-$HOME/.volta}\"\n\
+         PATH=\"$volta/tools/image/node/22.11.0/bin:$PATH\" \
+         exec \"$volta/tools/image/packages/@openai/codex/bin/$(basename \"$0\")\" \"$@\"",
+    );
+    let shim = volta.join("bin/codex");
+    symlink("volta-shim", &shim);
+    let d = detect(find("codex").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &shim, (0, 171, 0));
+}
+
+/// asdf's shim for `bin`, as asdf writes it: it needs `asdf` on PATH to run anything.
+fn asdf_shim(home: &Path, plugin: &str, version: &str, bin: &str) {
+    script(
+        &home.join(".asdf/shims").join(bin),
+        "/usr/bin/env bash",
+        &format!("# asdf-plugin: {plugin} {version}\nexec asdf exec \"{bin}\" \"$@\""),
+    );
+}
+
+#[test]
+fn an_asdf_shim_on_path_gives_way_to_the_node_install_it_stands_for() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    asdf_shim(&sb.home, "nodejs", "22.11.0", "gemini");
+    let gemini = gemini_in(&sb.home.join(".asdf/installs/nodejs/22.11.0"));
+    let path = format!(
+        "{}:{}",
+        sb.home.join(".asdf/shims").display(),
+        sb.service_path()
+    );
+    let d = detect(find("gemini-cli").unwrap(), &path, &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
+    // Without the shim on PATH, the install is found all the same.
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
+}
+
+/// A Python command as pip writes it into an environment's `bin`, printing `output`: a
+/// shebang naming that environment's interpreter, or (for a path a shebang cannot hold)
+/// `/bin/sh` re-running the file with it. The interpreter is a fake `python3` that prints
+/// what the script's `print('…')` lines say.
+fn python_command(bin_dir: &Path, bin: &str, output: &str) -> PathBuf {
+    let python = bin_dir.join("python3");
+    script(
+        &python,
+        "/bin/sh",
+        "while IFS= read -r line; do\n  \
+         case \"$line\" in \"print('\"*\"')\") line=${line#\"print('\"}; \
+         echo \"${line%\"')\"}\" ;; esac\n\
+         done < \"$1\"",
+    );
+    let path = bin_dir.join(bin);
+    let python = python.to_str().unwrap();
+    let program = format!("import sys\nprint('{output}')");
+    if python.contains(' ') {
+        let body = format!("'''exec' \"{python}\" \"$0\" \"$@\"\n' '''\n{program}");
+        script(&path, "/bin/sh", &body);
+    } else {
+        script(&path, python, &program);
+    }
+    path
+}
+
+#[test]
+fn an_asdf_shim_for_aider_gives_way_to_the_python_install_it_stands_for() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    asdf_shim(&sb.home, "python", "3.12.1", "aider");
+    let aider = python_command(
+        &sb.home.join(".asdf/installs/python/3.12.1/bin"),
+        "aider",
+        "aider 0.86.2",
+    );
+    let path = format!(
+        "{}:{}",
+        sb.home.join(".asdf/shims").display(),
+        sb.service_path()
+    );
+    let d = detect(find("aider").unwrap(), &path, &sb);
+    assert_found(&d, &aider, (0, 86, 2));
+}
+
+#[test]
+fn mise_shims_on_path_give_way_to_the_installs_they_stand_for() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let mise = sb.home.join(".local/share/mise");
+    // mise's shims are links to the mise binary, which picks a version from its config.
+    script(
+        &sb.home.join(".local/bin/mise"),
+        "/bin/sh",
+        "echo 'mise ERROR no version set' >&2; exit 1",
+    );
+    for bin in ["qwen", "aider"] {
+        symlink(
+            sb.home.join(".local/bin/mise"),
+            &mise.join("shims").join(bin),
+        );
+    }
+    let qwen = qwen_in(&mise.join("installs/node/22.11.0"));
+    let aider = python_command(
+        &mise.join("installs/python/3.12.1/bin"),
+        "aider",
+        "aider 0.86.2",
+    );
+    let path = format!("{}:{}", mise.join("shims").display(), sb.service_path());
+    assert_found(
+        &detect(find("qwen-code").unwrap(), &path, &sb),
+        &qwen,
+        (0, 24, 4),
+    );
+    assert_found(
+        &detect(find("aider").unwrap(), &path, &sb),
+        &aider,
+        (0, 86, 2),
+    );
+}
+
+#[test]
+fn a_pnpm_global_command_is_found_with_its_version() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let pnpm = sb.home.join(".local/share/pnpm");
+    let entry = "global/5/node_modules/@google/gemini-cli/bundle/gemini.js";
+    node_script(&pnpm.join(entry), "0.61.0");
+    // `pnpm env use --global` puts node in the pnpm home.
+    interpreter(&pnpm, "node");
+    // The shell shim pnpm writes for a global package's command.
+    let shim = pnpm.join("gemini");
+    script(
+        &shim,
+        "/bin/sh",
+        &format!(
+            "basedir=$(dirname \"$(echo \"$0\" | sed -e 's,\\\\,/,g')\")\n\
+             if [ -x \"$basedir/node\" ]; then\n  \
+             exec \"$basedir/node\"  \"$basedir/{entry}\" \"$@\"\n\
+             else\n  \
+             exec node  \"$basedir/{entry}\" \"$@\"\n\
+             fi"
+        ),
+    );
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &shim, (0, 61, 0));
+}
+
+#[test]
+fn an_npm_user_prefix_with_node_beside_the_command_is_found_with_its_version() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // Node unpacked into ~/.local, so npm's default prefix is ~/.local as well.
+    let codex = codex_in(&sb.home.join(".local"));
+    let d = detect(find("codex").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &codex, (0, 171, 0));
+}
+
+#[test]
+fn an_npm_global_prefix_uses_the_node_on_the_runtimes_path() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // ~/.npm-global holds packages only; node is the system's, on the runtime's PATH.
+    let prefix = sb.home.join(".npm-global");
+    node_script(
+        &prefix.join("lib/node_modules/@openai/codex/bin/codex.js"),
+        "codex-cli 0.171.0",
+    );
+    let codex = prefix.join("bin/codex");
+    symlink("../lib/node_modules/@openai/codex/bin/codex.js", &codex);
+    let path = sb.service_path();
+    interpreter(Path::new(&path), "node");
+    let d = detect(find("codex").unwrap(), &path, &sb);
+    assert_found(&d, &codex, (0, 171, 0));
+}
+
+#[test]
+fn pipx_commands_are_found_through_their_link_in_each_pipx_home() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for pipx_home in [".local/share/pipx", ".local/pipx"] {
+        let sb = Sandbox::new();
+        let venv_bin = sb.home.join(pipx_home).join("venvs/aider-chat/bin");
+        let aider = python_command(&venv_bin, "aider", "aider 0.86.2");
+        let link = sb.home.join(".local/bin/aider");
+        symlink(&aider, &link);
+        let d = detect(find("aider").unwrap(), &sb.service_path(), &sb);
+        assert_found(&d, &link, (0, 86, 2));
+    }
+}
+
+#[test]
+fn python_tool_environments_are_searched_when_their_link_is_elsewhere() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for venvs in [
+        ".local/share/pipx/venvs",
+        ".local/pipx/venvs",
+        "Library/Application Support/pipx/venvs",
+        ".local/share/uv/tools",
+        ".pyenv/versions",
+    ] {
+        let sb = Sandbox::new();
+        let aider = python_command(
+            &sb.home.join(venvs).join("aider-chat/bin"),
+            "aider",
+            "aider 0.86.2",
+        );
+        let d = detect(find("aider").unwrap(), &sb.service_path(), &sb);
+        assert_found(&d, &aider, (0, 86, 2));
+    }
+}
+
+#[test]
+fn a_uv_tool_is_found_through_its_link() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let aider = python_command(
+        &sb.home.join(".local/share/uv/tools/aider-chat/bin"),
+        "aider",
+        "aider 0.86.2",
+    );
+    let link = sb.home.join(".local/bin/aider");
+    symlink(&aider, &link);
+    let d = detect(find("aider").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 86, 2));
+}
+
+#[test]
+fn a_homebrew_node_package_finds_homebrews_node() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let brew = sb._root.path().join("opt/homebrew");
+    // Formulae live in the Cellar, linked into bin; a node package's command goes
+    // bin → Cellar/<formula>/<version>/bin → libexec/bin → libexec/lib/node_modules.
+    interpreter(&brew.join("Cellar/node/25.2.1/bin"), "node");
+    symlink("../Cellar/node/25.2.1/bin/node", &brew.join("bin/node"));
+    let keg = brew.join("Cellar/gemini-cli/0.61.0");
+    gemini_in(&keg.join("libexec"));
+    std::fs::remove_file(keg.join("libexec/bin/node")).unwrap();
+    symlink("../libexec/bin/gemini", &keg.join("bin/gemini"));
+    let gemini = brew.join("bin/gemini");
+    symlink("../Cellar/gemini-cli/0.61.0/bin/gemini", &gemini);
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &gemini, (0, 61, 0));
+}
+
+#[test]
+fn a_linked_command_finds_node_in_the_folder_its_link_points_to() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // nvm's command linked into ~/.local/bin: node is in the folder the link points to.
+    let nvm_gemini = gemini_in(&sb.home.join(".nvm/versions/node/v22.11.0"));
+    let link = sb.home.join(".local/bin/gemini");
+    symlink(&nvm_gemini, &link);
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 61, 0));
+}
+
+#[test]
+fn a_command_linked_into_a_package_finds_node_in_the_prefix() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // A link straight to the package's entry: its folder holds no node; the prefix's
+    // bin does.
+    let prefix = sb.home.join(".nvm/versions/node/v22.11.0");
+    gemini_in(&prefix);
+    std::fs::remove_file(prefix.join("bin/gemini")).unwrap();
+    let link = sb.home.join(".local/bin/gemini");
+    symlink(
+        prefix.join("lib/node_modules/@google/gemini-cli/bundle/gemini.js"),
+        &link,
+    );
+    let d = detect(find("gemini-cli").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 61, 0));
+}
+
+#[test]
+fn a_command_linked_into_a_local_install_finds_node_in_its_bin_folder() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    // `npm install --prefix ~/tools @openai/codex node`: the `node` package puts node in
+    // node_modules/.bin.
+    let modules = sb.home.join("tools/node_modules");
+    interpreter(&modules.join(".bin"), "node");
+    let entry = modules.join("@openai/codex/bin/codex.js");
+    node_script(&entry, "codex-cli 0.171.0");
+    let link = sb.home.join(".local/bin/codex");
+    symlink(&entry, &link);
+    let d = detect(find("codex").unwrap(), &sb.service_path(), &sb);
+    assert_found(&d, &link, (0, 171, 0));
+}
+
+#[test]
+fn own_dirs_are_the_found_folder_the_link_folders_and_the_node_prefix() {
+    let sb = Sandbox::new();
+    let prefix = sb.home.join(".nvm/versions/node/v22.11.0");
+    gemini_in(&prefix);
+    let link = sb.home.join(".local/bin/gemini");
+    symlink(prefix.join("bin/gemini"), &link);
+    let real = |p: PathBuf| std::fs::canonicalize(p).unwrap();
+    assert_eq!(
+        own_dirs(&link),
+        vec![
+            sb.home.join(".local/bin"),
+            real(prefix.join("bin")),
+            real(prefix.join("lib/node_modules/@google/gemini-cli/bundle")),
+        ]
+    );
+    // Not a link: its own folder only (a broken link's chain ends where it breaks).
+    let plain = sb.home.join("plain/tool");
+    script(&plain, "/bin/sh", "true");
+    assert_eq!(own_dirs(&plain), vec![sb.home.join("plain")]);
+}
+
+#[test]
+fn the_version_path_puts_the_own_folders_first_and_drops_what_path_cannot_hold() {
+    let first = [
+        PathBuf::from("/a/bin"),
+        PathBuf::from("/odd:dir"),
+        PathBuf::from("/usr/bin"),
+    ];
+    assert_eq!(
+        search_path(&first, "/usr/bin::/bin:/a/bin:"),
+        "/a/bin:/usr/bin:/bin"
+    );
+    assert_eq!(search_path(&[], ""), "");
+}
+
+/// What real releases print for `--version` (stdout and stderr as the probe reads them,
+/// one pipe), run with `HOME` a fresh temporary directory: the tool, the text, and the
+/// version it must parse to.
+const REAL_VERSION_OUTPUTS: &[(&str, &str, (u64, u64, u64))] = &[
+    ("claude-code", "2.1.332 (Claude Code)\n", (2, 1, 332)),
+    (
+        "codex",
+        "WARNING: proceeding, even though we could not create PATH aliases: Refusing to \
+         create helper binaries under temporary dir \"/tmp\" (codex_home: \
+         AbsolutePathBuf(\"/tmp/tmp.JY33PBzgoM/.codex\"))\ncodex-cli 0.171.0\n",
+        (0, 171, 0),
+    ),
+    ("gemini-cli", "0.61.0\n", (0, 61, 0)),
+    ("qwen-code", "0.24.4\n", (0, 24, 4)),
+    ("continue", "1.5.47\n", (1, 5, 47)),
+    ("factory-droid", "0.225.2\n", (0, 225, 2)),
+    ("opencode", "1.18.33\n", (1, 18, 33)),
+    ("pi", "0.73.1\n", (0, 73, 1)),
+    // Amp's patch number is its release time in Unix seconds (1790142911 is
+    // 2026-09-23T05:55:11Z, the date it prints): later releases compare higher.
+    (
+        "amp",
+        "0.0.1790142911-g7618fb (released 2026-09-23T05:55:11.000Z, 2mo ago)\n",
+        (0, 0, 1790142911),
+    ),
+    ("aider", "aider 0.86.2\n", (0, 86, 2)),
+    // Tools without a descriptor yet, and Cline's CLI (Cline is detected as its VS Code
+    // extension).
+    ("auggie", "0.36.0 (commit 7c61e5bb)\n", (0, 36, 0)),
+    ("cline-cli", "3.0.65\n", (3, 0, 65)),
+    (
+        "github-copilot-cli",
+        "GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.\n",
+        (1, 0, 102),
+    ),
+    ("grok-cli", "1.0.1\n", (1, 0, 1)),
+    ("kilo-code-cli", "7.7.7\n", (7, 7, 7)),
+    (
+        "kimi-cli",
+        "kimi, version 1.52.0\nkimi-cli is no longer maintained. Please use the new Kimi \
+         Code CLI. Install: curl -fsSL https://code.kimi.com/kimi-code/install.sh | bash\n",
+        (1, 52, 0),
+    ),
+    ("mistral-vibe", "vibe 3.0.3\n", (3, 0, 3)),
+];
+
+#[test]
+fn real_version_outputs_parse_to_their_release_versions_in_the_supported_range() {
+    for &(tool, output, (major, minor, patch)) in REAL_VERSION_OUTPUTS {
+        let version = parse_version(output);
+        assert_eq!(
+            version,
+            Some(semver::Version::new(major, minor, patch)),
+            "{tool}: {output:?}"
+        );
+        if let Some(descriptor) = find(tool) {
+            assert_eq!(
+                compatibility(descriptor.detection.supported, version.as_ref()),
+                Compatibility::Compatible,
+                "{tool} {version:?} against {}",
+                descriptor.detection.supported
+            );
+        }
+    }
 }

@@ -6,11 +6,12 @@
 //! answer is older than [`RESCAN_AFTER`]; until then a found binary is `stat`ed on every
 //! call and the answer stands while the file it resolves to keeps its identity (device,
 //! inode, size, mtime), and an extension's answer while its parent directories keep
-//! theirs. A version is probed ([`super::probe`], real timeout) only for a file not probed
-//! before, or when the probe is older than [`MAX_AGE`]. So a replaced or removed binary is
-//! seen by the next request, a new install within a second, and a request that finds
-//! nothing changed costs a `stat` or none. Must never read the process environment, write
-//! anything, or wait unbounded.
+//! theirs. A version is probed ([`super::probe`], real timeout, the binary's own folders
+//! ([`super::locate::own_dirs`]) first on `PATH`) only for a file not probed before, or
+//! when the probe is older than [`MAX_AGE`]. So a replaced or removed binary is seen by the
+//! next request, a new install within a second, and a request that finds nothing changed
+//! costs a `stat` or none. Must never read the process environment, write anything, or
+//! wait unbounded.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,8 +21,8 @@ use std::time::{Duration, Instant};
 use super::capability::{listing, ToolListing};
 use super::descriptor::{Detection, ToolDescriptor};
 use super::detected::{compatibility, parse_version, Detected};
-use super::locate::{display, FileIdentity, SearchDirs};
-use super::probe::version_output;
+use super::locate::{display, own_dirs, FileIdentity, SearchDirs};
+use super::probe::{search_path, version_output};
 use super::vocabulary::Capability;
 
 /// How long a version command may run before it is killed and read as `unknown`.
@@ -242,10 +243,11 @@ impl Detector {
             if let Some(p) = previous.filter(|p| self.reusable(p, &key, now)) {
                 return p.confirmed(now);
             }
+            let path_env = search_path(&own_dirs(&found.path), &self.path_env);
             let version = version_output(
                 &found.path,
                 detection.version_args,
-                &self.path_env,
+                &path_env,
                 &self.home,
                 self.timeout,
             )
@@ -295,16 +297,14 @@ impl Detector {
         let name = descriptor.display_name;
         let mut places: Vec<String> = Vec::new();
         if !detection.binaries.is_empty() {
-            let path: Vec<String> = dirs.dirs[..dirs.from_path]
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect();
+            let path: Vec<String> = dirs.path.iter().map(|d| d.display().to_string()).collect();
             places.push(if path.is_empty() {
                 "on an empty PATH".to_owned()
             } else {
                 format!("on PATH ({})", path.join(":"))
             });
-            let installed: Vec<String> = dirs.dirs[dirs.from_path..]
+            let installed: Vec<String> = dirs
+                .installed
                 .iter()
                 .map(|d| display(d, &self.home))
                 .collect();

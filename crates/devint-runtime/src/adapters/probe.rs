@@ -3,12 +3,16 @@
 //! Owns running one binary with a cleared environment (only the given `PATH` and `HOME`),
 //! in a process group of its own, waiting for it with a real timeout (no polling), and
 //! reading at most [`MAX_VERSION_OUTPUT`] bytes of its stdout and stderr. When the timeout
-//! expires the whole group is killed, so a script's children die with it. Must never read
-//! the process environment, write anything, or wait past the deadline it was given.
+//! expires the whole group is killed, so a script's children die with it. Also owns the
+//! `PATH` a version command gets ([`search_path`]): the binary's own folders first (see
+//! [`super::locate::own_dirs`]: a `#!/usr/bin/env node` script installed by nvm finds its
+//! node there, which a service manager's `PATH` does not hold), then the runtime's `PATH`.
+//! Must never read the process environment, pass on any variable but `PATH` and `HOME`,
+//! write anything, or wait past the deadline it was given.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -17,6 +21,20 @@ use wait_timeout::ChildExt;
 
 /// At most this much version output is read.
 pub const MAX_VERSION_OUTPUT: u64 = 64 * 1024;
+
+/// `first` then `path_env`'s entries as one `PATH`: each directory once, none empty (an
+/// empty entry means the working directory), none holding a `:` or not UTF-8 (they cannot
+/// be written in a `PATH`).
+pub fn search_path(first: &[PathBuf], path_env: &str) -> String {
+    let mut entries: Vec<&str> = Vec::new();
+    let first = first.iter().filter_map(|d| d.to_str());
+    for entry in first.chain(path_env.split(':')) {
+        if !entry.is_empty() && !entry.contains(':') && !entries.contains(&entry) {
+            entries.push(entry);
+        }
+    }
+    entries.join(":")
+}
 
 /// Runs `binary args` and returns what it printed (stdout and stderr interleaved), or
 /// `None` when it cannot start, or does not exit and close its output within `timeout`.

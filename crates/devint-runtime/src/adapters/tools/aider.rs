@@ -22,7 +22,7 @@ pub static AIDER: ToolDescriptor = ToolDescriptor {
     id: "aider",
     display_name: "Aider",
     detection: Detection::binary(&["aider"], ">=0.50.0")
-        .installed_in(&[INSTALL_DIRS, install::HOMEBREW]),
+        .installed_in(&[INSTALL_DIRS, install::PYTHON_TOOLS, install::HOMEBREW]),
     settings: &[
         SettingsFile::user(".aider.conf.yml", SettingsFormat::Yaml),
         SettingsFile::project(".aider.conf.yml", SettingsFormat::Yaml),
