@@ -40,11 +40,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 # The values the conformance policy asks for; judges' expectations name them as {gateway},
 # {proxy}, {hook}, {blocked_mcp}, {allowed_mcp}. The hook is a script in each sandbox that
 # logs what the tool gave it.
 VALUES = {
-    "gateway": "http://127.0.0.1:4000/devint-gateway",
+    # A port free when the run starts: runs side by side never share a gateway.
+    "gateway": f"http://127.0.0.1:{free_port()}/devint-gateway",
     "proxy": "http://127.0.0.1:3128",
     "hook": "devint-conformance-hook",
     "blocked_mcp": "devint-blocked",
@@ -371,9 +378,12 @@ class Verdict:
     output: str
 
 
-def judge(tool: Tool, home: Path, project: Path, bindir: Path) -> Verdict:
+def judge(tool: Tool, home: Path, project: Path, bindir: Path, depth: str = "full") -> Verdict:
+    """Runs the tool's judge: `full` shows every effect (end-to-end runs included); `load`
+    only asks whether the tool loads the file, for the broken-file and after-removal checks."""
     script = HERE / "judges" / f"{tool.id}.sh"
     env = {
+        "JUDGE_DEPTH": depth,
         "HOME": str(home),
         "GATEWAY": VALUES["gateway"],
         "HOOK_LOG": str(home.parent / "bin" / "hook.log"),
@@ -550,14 +560,14 @@ def one_profile(
     good = settings.read_bytes()
     breaker = BREAKERS[settings.suffix if settings.suffix in BREAKERS else ".json"]
     settings.write_bytes(good + breaker.encode())
-    broken = judge(tool, home, project, bindir)
+    broken = judge(tool, home, project, bindir, "load" if not tool.entry.get("rejects_silently") else "full")
     settings.write_bytes(good)
     result.check(rejected(tool, broken, profile), f"{profile}: the judge rejects a broken file", broken.output)
     runtime.run("remove", tool.id, "--yes")
     after = read_bytes(settings)
     result.check(after == before, f"{profile}: after remove the file is byte-identical to the user's",
                  f"before: {before!r:.300}\nafter:  {after!r:.300}")
-    again = judge(tool, home, project, bindir)
+    again = judge(tool, home, project, bindir, "load")
     result.check(accepted(tool, again), f"{profile}: after remove the tool still loads its settings", again.output)
     return shown
 

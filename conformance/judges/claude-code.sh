@@ -25,6 +25,7 @@ echo "=== permission rules loaded"
 grep -o 'Applying permission update: .*' "$debug" || echo "(none)"
 rm -f "$debug"
 
+full || exit 0
 echo "=== end to end: the gateway asks for Bash curl"
 gateway_start anthropic Bash '{"command": "curl http://127.0.0.1:9/devint-judge", "description": "judge"}'
 run timeout 90 env "$key" "$TOOL_BIN" -p "devint judge" --output-format stream-json --verbose \

@@ -3,7 +3,8 @@
 # policy's pre-tool hook saw. Sourced, never run.
 #
 # Env (set by conformance/run.py): TOOL_BIN, HOME (the sandbox), PROJECT_DIR, GATEWAY (the
-# policy's gateway URL), HOOK_LOG (where the conformance hook appends what it was given).
+# policy's gateway URL), HOOK_LOG (where the conformance hook appends what it was given),
+# JUDGE_DEPTH (`full`: show every effect; `load`: only whether the tool loads the file).
 
 : "${TOOL_BIN:?}" "${HOME:?}" "${PROJECT_DIR:?}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,3 +41,6 @@ gateway_stop() {
 hook_log() {
   if [ -s "${HOOK_LOG:-/nonexistent}" ]; then cat "$HOOK_LOG"; else echo "(the hook did not run)"; fi
 }
+
+# Whether the judge is to show every effect (end-to-end runs included), not only load the file.
+full() { [ "${JUDGE_DEPTH:-full}" = full ]; }
