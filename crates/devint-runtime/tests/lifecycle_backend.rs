@@ -150,7 +150,11 @@ fn full_cycle_on_a_claude_code_settings_file_ends_byte_identical() {
 
     let preview = c.remove(&rt, None).unwrap();
     assert!(!preview.steps.is_empty());
-    assert_eq!(c.status(&rt).phase, Phase::RemovalPending);
+    assert_eq!(
+        c.status(&rt).phase,
+        Phase::Installed,
+        "a removal preview changes nothing status reports"
+    );
     assert_eq!(
         sb.read_settings().unwrap(),
         text,
@@ -361,6 +365,34 @@ fn a_corrupt_receipt_is_reported_and_never_trusted() {
         installed,
         "nothing was touched on a corrupt receipt"
     );
+}
+
+#[test]
+fn a_removal_plan_never_removes_an_integration_applied_after_its_preview() {
+    let (sb, rt, mut c) = installed();
+    let stale = c.remove(&rt, None).unwrap();
+    c.uninstall(&rt);
+    c.install(&rt, "team");
+    let integrated = sb.read_settings().unwrap();
+    let e = c.remove(&rt, Some(stale.plan_id)).unwrap_err();
+    assert!(
+        e.message
+            .contains("changed since this removal was previewed"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.remediation.contains("preview the removal again"),
+        "{}",
+        e.remediation
+    );
+    assert_eq!(
+        sb.read_settings().unwrap(),
+        integrated,
+        "nothing was removed"
+    );
+    c.uninstall(&rt);
+    assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS);
 }
 
 #[test]

@@ -43,7 +43,6 @@ impl ReferenceRuntime {
             now,
             pending: Pending {
                 install: self.plans.pending_install(auth.tool(), now),
-                removal: self.plans.pending_removal(auth.tool(), now),
             },
         }
     }
@@ -111,7 +110,10 @@ impl ReferenceRuntime {
                 None,
             ),
         };
-        let phase = phase(key.pending, scopes, &verdicts, detected.present);
+        let removing = scopes.iter().any(|s| {
+            super::journal::removal_unfinished(&self.layout, tool, &self.scope_key(s.scope()))
+        });
+        let phase = phase(key.pending, removing, scopes, &verdicts, detected.present);
         let planned_level = scopes
             .iter()
             .filter_map(|s| match s {
@@ -310,10 +312,11 @@ impl ReferenceRuntime {
     }
 }
 
-/// The lifecycle phase: a live removal plan, a live install plan, or what the receipts
-/// and their verdicts say.
+/// The lifecycle phase: a removal begun and not finished (`removing`), a live install plan
+/// with nothing installed, or what the receipts and their verdicts say.
 fn phase(
     pending: Pending,
+    removing: bool,
     scopes: &[ScopeState],
     verdicts: &[ScopeVerdict],
     detected: bool,
@@ -326,7 +329,7 @@ fn phase(
         } else {
             Phase::NotInstalled
         }
-    } else if pending.removal {
+    } else if removing {
         Phase::RemovalPending
     } else if verdicts.iter().all(|v| v.overriding.is_none()) {
         Phase::Installed

@@ -1,0 +1,69 @@
+//! What `devint` says is true: a declined consent changes nothing `status` reports, exit
+//! codes agree with the words printed beside them, and every "to fix" names what the user
+//! actually did and, followed, fixes it. Each test runs the real binary against a real
+//! runtime in its own sandbox.
+
+mod cli_support;
+
+use cli_support::Sandbox;
+
+/// A sandbox with a runtime, client `cli` enrolled for every verb, and claude-code
+/// integrated and verified at user scope.
+fn integrated() -> Sandbox {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let (code, _, err) = s.run(&["apply", "claude-code", "--scope", "user", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = s.run(&["verify", "claude-code"]);
+    assert_eq!(code, 0, "{err}");
+    s
+}
+
+/// claude-code's phase, as `status --output json` reports it.
+fn phase(s: &Sandbox) -> String {
+    let (code, doc) = s.json(&["status", "claude-code"]);
+    assert_eq!(code, 0, "{doc}");
+    doc["result"]["phase"].as_str().unwrap().to_owned()
+}
+
+/// claude-code's line of the `status` overview.
+fn overview_line(s: &Sandbox) -> String {
+    let (code, out, err) = s.run(&["status"]);
+    assert_eq!(code, 0, "{err}");
+    out.lines()
+        .find(|l| l.starts_with("claude-code "))
+        .unwrap_or_else(|| panic!("no claude-code line: {out}"))
+        .to_owned()
+}
+
+#[test]
+fn a_declined_removal_changes_nothing_status_reports() {
+    let s = integrated();
+    let before = overview_line(&s);
+    assert_eq!(phase(&s), "installed");
+    assert!(before.contains("integrated") && before.ends_with(" -"), "{before}");
+
+    // Refused without a terminal (exit 2), then answered "n" at one (exit 9).
+    let (code, _, err) = s.run(&["remove", "claude-code"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(phase(&s), "installed", "a refused removal left a trace");
+    assert_eq!(overview_line(&s), before);
+    let (code, screen) = s.at_terminal(&["remove", "claude-code"], "n\n");
+    assert_eq!(code, 9, "{screen}");
+    assert!(screen.contains("nothing was changed"), "{screen}");
+    assert_eq!(phase(&s), "installed", "a declined removal left a trace");
+    assert_eq!(overview_line(&s), before);
+
+    // A later removal and a new integration are not shadowed by the declined previews.
+    for args in [
+        &["remove", "claude-code", "--yes"][..],
+        &["apply", "claude-code", "--scope", "user", "--yes"],
+        &["verify", "claude-code"],
+    ] {
+        let (code, _, err) = s.run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    assert_eq!(phase(&s), "installed");
+    assert_eq!(overview_line(&s), before);
+}
