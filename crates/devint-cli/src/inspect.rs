@@ -131,7 +131,7 @@ pub async fn verify(ctx: &Ctx, cmd: &ToolCommand) -> Result<Exit, CliError> {
     };
     let view = view.map_err(|e| rs.refused(Verb::Verify, Some(&cmd.tool), e))?;
     ctx.out.result("verify", Some(&rs.info), &view, |p| {
-        render::verification(p, cmd.tool.as_str(), &view)
+        render::verification(p, cmd.tool.as_str(), &view, verify_exit(&view))
     })?;
     Ok(verify_exit(&view))
 }

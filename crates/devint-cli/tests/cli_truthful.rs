@@ -42,7 +42,10 @@ fn a_declined_removal_changes_nothing_status_reports() {
     let s = integrated();
     let before = overview_line(&s);
     assert_eq!(phase(&s), "installed");
-    assert!(before.contains("integrated") && before.ends_with(" -"), "{before}");
+    assert!(
+        before.contains("integrated") && before.ends_with(" -"),
+        "{before}"
+    );
 
     // Refused without a terminal (exit 2), then answered "n" at one (exit 9).
     let (code, _, err) = s.run(&["remove", "claude-code"]);
@@ -66,4 +69,50 @@ fn a_declined_removal_changes_nothing_status_reports() {
     }
     assert_eq!(phase(&s), "installed");
     assert_eq!(overview_line(&s), before);
+}
+
+#[test]
+fn repair_with_nothing_drifted_claims_no_restoration() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let (code, _, err) = s.run(&["apply", "claude-code", "--scope", "user", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = s.run(&["repair", "claude-code", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Nothing needed repair for claude-code."),
+        "{out}"
+    );
+    assert!(
+        !out.to_lowercase().contains("restored"),
+        "nothing was restored: {out}"
+    );
+    // What it says to do next reaches what it promises.
+    assert!(out.contains("`devint verify claude-code`"), "{out}");
+    let (code, _, err) = s.run(&["verify", "claude-code"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn verify_of_a_drifted_file_says_drifted_and_exits_5() {
+    let s = integrated();
+    let settings = s.home().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(&settings, text.replace("127.0.0.1:4000", "127.0.0.1:9999")).unwrap();
+    let (code, out, err) = s.run(&["verify", "claude-code"]);
+    assert_eq!(code, 5, "{out}{err}");
+    let headline = out.lines().next().unwrap_or_default();
+    assert!(headline.contains("drifted"), "{out}");
+    assert!(
+        !out.contains("verification failed"),
+        "exit 5 is drifted: {out}"
+    );
+    assert!(out.contains("`devint repair claude-code`"), "{out}");
+    // Following it: repair, then verify passes.
+    let (code, _, err) = s.run(&["repair", "claude-code", "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = s.run(&["verify", "claude-code"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("verification passed"), "{out}");
 }
