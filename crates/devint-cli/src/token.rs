@@ -207,18 +207,46 @@ pub struct Holder {
     pub record: Option<EnrolmentRecord>,
 }
 
-/// The enrolment record of `secret` in the book of `state` (default: `AA_DEVINT_STATE_DIR`,
-/// else `~/.aa`), if this user can read it there. Best effort: `None` when the book is
-/// elsewhere or unreadable.
-pub fn record_of(secret: &TokenSecret, state: Option<&StateDir>) -> Option<EnrolmentRecord> {
+/// What this user's enrolment book says about a token.
+#[derive(Debug, Clone)]
+pub enum Lookup {
+    /// Its record.
+    Enrolled(EnrolmentRecord),
+    /// The book was read and holds no record of it: revoked, never enrolled, or enrolled in
+    /// another state directory's book.
+    Unknown,
+    /// The book could not be read (why, in words): nothing can be said.
+    Unreadable(String),
+}
+
+/// Look `secret` up, by its digest, in the book of `state` (default: `AA_DEVINT_STATE_DIR`,
+/// else `~/.aa`).
+pub fn lookup(secret: &TokenSecret, state: Option<&StateDir>) -> Lookup {
     let resolved;
     let state = match state {
         Some(s) => s,
-        None => {
-            resolved = StateDir::resolve(None).ok()?;
-            &resolved
-        }
+        None => match StateDir::resolve(None) {
+            Ok(s) => {
+                resolved = s;
+                &resolved
+            }
+            Err(e) => return Lookup::Unreadable(e.message),
+        },
     };
-    let book = BookFile::new(state.book()).load().ok()?;
-    book.find(secret).cloned()
+    match BookFile::new(state.book()).load() {
+        Ok(book) => book
+            .find(secret)
+            .cloned()
+            .map_or(Lookup::Unknown, Lookup::Enrolled),
+        Err(e) => Lookup::Unreadable(e.to_string()),
+    }
+}
+
+/// The enrolment record of `secret` in the book of `state`, if this user can read it there.
+/// Best effort: `None` when the book is elsewhere or unreadable.
+pub fn record_of(secret: &TokenSecret, state: Option<&StateDir>) -> Option<EnrolmentRecord> {
+    match lookup(secret, state) {
+        Lookup::Enrolled(record) => Some(record),
+        Lookup::Unknown | Lookup::Unreadable(_) => None,
+    }
 }

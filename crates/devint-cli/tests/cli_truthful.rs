@@ -116,3 +116,68 @@ fn verify_of_a_drifted_file_says_drifted_and_exits_5() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("verification passed"), "{out}");
 }
+
+/// The command between the first pair of backticks of the line after "to fix:" in `text`.
+fn suggested(text: &str) -> String {
+    let fix = text
+        .split("to fix:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no remediation: {text}"));
+    fix.split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("no command in the remediation: {text}"))
+        .to_owned()
+}
+
+/// Run a suggested `devint …` command line (its words split on spaces) at a terminal,
+/// answering `y` to any question; returns its exit code and screen.
+fn follow(s: &Sandbox, command: &str) -> (i32, String) {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words.first(), Some(&"devint"), "{command}");
+    s.at_terminal(&words[1..], "y\n")
+}
+
+#[test]
+fn whoami_with_a_revoked_or_expired_token_exits_8_and_the_fix_works() {
+    let mut s = Sandbox::new();
+    s.serve();
+    let id = s.enrol("full");
+    let (code, _, err) = s.run(&["whoami"]);
+    assert_eq!(code, 0, "{err}");
+
+    let (code, _, err) = s.run(&["tokens", "revoke", &id, "--yes"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = s.run(&["whoami"]);
+    assert_eq!(code, 8, "a revoked token is no usable token: {out}{err}");
+    assert!(err.contains("revoked"), "{err}");
+    let (code, screen) = follow(&s, &suggested(&err));
+    assert_eq!(code, 0, "{screen}");
+    let (code, _, err) = s.run(&["whoami"]);
+    assert_eq!(code, 0, "{err}");
+
+    let (code, _, err) = s.run(&[
+        "enrol",
+        "--client",
+        "cli",
+        "--all-tools",
+        "--verbs",
+        "full",
+        "--ttl",
+        "1s",
+        "--yes",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let (code, doc) = s.json(&["whoami"]);
+    assert_eq!(code, 8, "an expired token is no usable token: {doc}");
+    assert_eq!(doc["error"]["exit"], 8);
+    let (code, _, err) = s.run(&["whoami"]);
+    assert_eq!(code, 8);
+    assert!(err.contains("expired"), "{err}");
+    let (code, screen) = follow(&s, &suggested(&err));
+    assert_eq!(code, 0, "{screen}");
+    let (code, _, err) = s.run(&["whoami"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = s.run(&["status", "claude-code"]);
+    assert_eq!(code, 0, "the replaced token works: {err}");
+}
