@@ -90,6 +90,22 @@ pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,
 /// creating the parent directory with mode `0700` if missing.
 pub fn write_token_file(path: &Path, secret: &TokenSecret) -> Result<(), TokenFileError> {
+    stage_token_file(path, secret)?.commit()
+}
+
+/// A token written and fsynced beside its token file, not yet in place
+/// ([`stage_token_file`]); dropped uncommitted, it is removed.
+#[derive(Debug)]
+pub struct StagedTokenFile(private_fs::StagedFile);
+
+/// Write the token to a `0600` temp file beside `path` (creating the directory with mode
+/// `0700` if missing) and fsync it; the token file itself is unchanged until
+/// [`StagedTokenFile::commit`]. So a writer can have the token on disk before it records it
+/// anywhere, and record it before the file a client reads holds it.
+pub fn stage_token_file(
+    path: &Path,
+    secret: &TokenSecret,
+) -> Result<StagedTokenFile, TokenFileError> {
     let io_err = |action, source| TokenFileError::Io {
         action,
         path: path.to_path_buf(),
@@ -100,7 +116,26 @@ pub fn write_token_file(path: &Path, secret: &TokenSecret) -> Result<(), TokenFi
     let mut content = zeroize::Zeroizing::new(String::with_capacity(SECRET_HEX_LEN + 1));
     content.push_str(&secret.expose_secret_hex());
     content.push('\n');
-    private_fs::write_private_atomically(path, content.as_bytes()).map_err(|e| io_err("write", e))
+    private_fs::stage_private(path, content.as_bytes())
+        .map(StagedTokenFile)
+        .map_err(|e| io_err("write", e))
+}
+
+impl StagedTokenFile {
+    /// Put the staged token in place. An error that came after the rename (the directory
+    /// could not be fsynced) still leaves the new token in the file: that is not an error
+    /// a caller could undo, so it is not one.
+    pub fn commit(self) -> Result<(), TokenFileError> {
+        let path = self.0.path().to_path_buf();
+        match self.0.commit() {
+            Ok(()) | Err(private_fs::CommitError::NotDurable(_)) => Ok(()),
+            Err(private_fs::CommitError::NotMoved(source)) => Err(TokenFileError::Io {
+                action: "move into place",
+                path,
+                source,
+            }),
+        }
+    }
 }
 
 /// Read the token from `path`, refusing a file that group or others can read or write, or
