@@ -22,7 +22,8 @@ use devint::auth::{
 use devint::time::UnixSecs;
 use devint::verbs::{ToolId, Verb, VerbSet};
 use devint_net::book::BookFile;
-use devint_net::token_file::{read_token_file, stage_token_file, token_file_for_client};
+use devint_net::client::own_token_file;
+use devint_net::token_file::{read_token_file, stage_token_file};
 use serde_json::{json, Value};
 
 use crate::args;
@@ -392,7 +393,7 @@ pub fn enrol(
     }
     let token_file = match &args.token_file {
         Some(f) => f.clone(),
-        None => token_file_for_client(socket, client),
+        None => own_token_file(socket, client),
     };
     let scope = Scope {
         tools: if args.all_tools {
@@ -584,7 +585,7 @@ pub fn rotate(
         })?;
     let token_file = match token_file {
         Some(f) => f.to_path_buf(),
-        None => token_file_for_client(socket, old.client_name()),
+        None => own_token_file(socket, old.client_name()),
     };
     let lifetime = old
         .expires_at()

@@ -181,3 +181,75 @@ fn whoami_with_a_revoked_or_expired_token_exits_8_and_the_fix_works() {
     let (code, _, err) = s.run(&["status", "claude-code"]);
     assert_eq!(code, 0, "the replaced token works: {err}");
 }
+
+/// One JSON-RPC exchange with a `devint sidecar`: send `method` with `params`, read the
+/// answer.
+fn rpc(
+    stdin: &mut std::process::ChildStdin,
+    stdout: &mut impl std::io::BufRead,
+    id: u32,
+    method: &str,
+    params: serde_json::Value,
+) -> serde_json::Value {
+    use std::io::Write;
+    let line = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    writeln!(stdin, "{line}").unwrap();
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).unwrap();
+    serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}"))
+}
+
+#[test]
+fn every_client_reads_its_own_client_name_token_by_default() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let (code, _, err) = s.run(&["enrol", "--client", "vscode", "--tool", "claude-code"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(s.client_token_file("vscode").exists());
+    assert!(!s.run_dir().join("devint.token").exists());
+
+    // The command: client `cli`, `--client vscode`, or the file AA_DEVINT_TOKEN_FILE names.
+    let (code, doc) = s.json(&["whoami"]);
+    assert_eq!(
+        (code, doc["result"]["client_name"].as_str()),
+        (0, Some("cli"))
+    );
+    let (code, doc) = s.json(&["whoami", "--client", "vscode"]);
+    assert_eq!(
+        (code, doc["result"]["client_name"].as_str()),
+        (0, Some("vscode"))
+    );
+    let named = s.client_token_file("vscode").display().to_string();
+    let (code, out, err) = s.run_env(&[("AA_DEVINT_TOKEN_FILE", &named)], &["whoami"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("client   vscode"), "{out}");
+
+    // The sidecar: a host named `vscode` reads vscode.token, by the same rule.
+    let mut sidecar = s
+        .std_command(std::path::Path::new(cli_support::DEVINT))
+        .arg("sidecar")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = sidecar.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(sidecar.stdout.take().unwrap());
+    let hello = serde_json::json!({"client_name": "vscode", "client_version": "1"});
+    let init = rpc(&mut stdin, &mut stdout, 1, "initialize", hello.clone());
+    assert!(init["result"].is_object(), "{init}");
+    let opened = rpc(&mut stdin, &mut stdout, 2, "session/open", hello);
+    assert_eq!(opened["result"]["token_file"], named.as_str(), "{opened}");
+    let session = opened["result"]["sessionId"].clone();
+    let status = rpc(
+        &mut stdin,
+        &mut stdout,
+        3,
+        "lifecycle/status",
+        serde_json::json!({"sessionId": session, "tool_id": "claude-code"}),
+    );
+    assert_eq!(status["result"]["tool_id"], "claude-code", "{status}");
+    drop(stdin);
+    assert!(sidecar.wait().unwrap().success());
+}

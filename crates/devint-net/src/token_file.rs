@@ -1,21 +1,18 @@
 //! The client's copy of its token (spec §7): a `0600` file holding the 64 hex characters and
-//! a newline, named by `AA_DEVINT_TOKEN_FILE` or `devint.token` beside the socket.
+//! a newline. Which file a client reads is [`crate::client::token_file`]'s rule.
 //!
-//! This is the one file a secret may be written to. Library code never reads the
-//! environment: the caller passes the variable's value to [`token_file_path`].
+//! This is the one file a secret may be written to. It owns reading, writing and staging
+//! that file, never which file it is, and never reads the environment.
 
-use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use devint::auth::{ClientName, TokenSecret, SECRET_HEX_LEN};
+use devint::auth::{TokenSecret, SECRET_HEX_LEN};
 use devint_fs::private::{self as private_fs, Exposure};
 use devint_fs::read::{self, FileKind, Follow, ReadError};
 
 /// The environment variable naming the client's token file.
 pub const TOKEN_FILE_ENV: &str = "AA_DEVINT_TOKEN_FILE";
-/// The default file name, beside the socket.
-pub const DEFAULT_TOKEN_FILE_NAME: &str = "devint.token";
 /// The environment variable holding a token itself (64 lowercase hex characters), for a
 /// client that cannot read a file. Any process of the same user can read another's
 /// environment (`/proc/PID/environ`), so a token here is exactly as private as that.
@@ -67,24 +64,6 @@ pub enum TokenFileError {
         /// The file.
         path: PathBuf,
     },
-}
-
-/// Where the client's token file is: `env_value` (the value of `AA_DEVINT_TOKEN_FILE`) if set
-/// and non-empty, else `devint.token` in the socket's directory.
-pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf {
-    match env_value {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => private_fs::parent_dir(socket_path).join(DEFAULT_TOKEN_FILE_NAME),
-    }
-}
-
-/// The token file of the enrolled client named `client`: `<client>.token` in the socket's
-/// directory, where `devint enrol --client NAME` writes it. Each client has its own file,
-/// so enrolling one never overwrites another's; the spec §7 default `devint.token` is the
-/// file of the client named `devint`, which a client that follows spec §7 without
-/// configuration reads.
-pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
-    private_fs::parent_dir(socket_path).join(format!("{}.token", client.as_str()))
 }
 
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,

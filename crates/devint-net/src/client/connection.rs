@@ -293,12 +293,3 @@ impl AuthorizedClient {
     verb_method!(/// `approval_relay` (v2+).
         approval_relay(tool: ToolId, approval_id: ApprovalId, input: UserInput) -> ApprovalRelayAck, VerbCall::ApprovalRelay { tool, approval_id, input }, ApprovalRelay);
 }
-
-/// Load the client's token for the runtime at `socket_path`: `AA_DEVINT_TOKEN_FILE` if
-/// set and non-empty, else `devint.token` beside the socket, refusing a file readable or
-/// writable by group or others.
-pub fn load_token(socket_path: &Path) -> Result<TokenSecret, ClientIoError> {
-    let env = std::env::var_os(crate::token_file::TOKEN_FILE_ENV);
-    let path = crate::token_file::token_file_path(socket_path, env.as_deref());
-    Ok(crate::token_file::read_token_file(&path)?)
-}
