@@ -156,20 +156,20 @@ pub fn scope_words(scope: &Scope) -> (String, String) {
     (tools, verbs_flag(scope.verbs))
 }
 
-/// The `devint enrol` command that gives `client` `scope`, widened to cover `add` (a verb,
-/// and the tool it was refused on).
+/// The `devint enrol` command that gives `client` `scope`, widened to cover `add` (the
+/// verbs a refused command sends, and the tool it was refused on).
 pub fn command_for(
     client: &ClientName,
     scope: &Scope,
-    add: Option<(Verb, Option<&ToolId>)>,
+    add: Option<(VerbSet, Option<&ToolId>)>,
 ) -> String {
     let mut verbs = scope.verbs;
     let mut tools: Option<Vec<String>> = match &scope.tools {
         ToolScope::All => None,
         ToolScope::Only(set) => Some(set.iter().cloned().collect()),
     };
-    if let Some((verb, tool)) = add {
-        verbs = verbs.with(verb);
+    if let Some((needs, tool)) = add {
+        verbs = needs.iter().fold(verbs, |set, v| set.with(v));
         if let (Some(list), Some(tool)) = (tools.as_mut(), tool) {
             if !list.iter().any(|t| t == tool.as_str()) {
                 list.push(tool.as_str().to_owned());
@@ -745,7 +745,7 @@ mod tests {
             verbs: VerbSet::read_only(),
         };
         assert_eq!(
-            command_for(&client, &scope, Some((Verb::Plan, Some(&codex)))),
+            command_for(&client, &scope, Some((VerbSet::EMPTY.with(Verb::Plan), Some(&codex)))),
             "devint enrol --client vscode --tool claude-code --tool codex --verbs list_tools,plan,status,verify,scoped_events"
         );
         let all = Scope::full_lifecycle(ToolScope::All);

@@ -8,8 +8,6 @@
 //! expired — with the command that enrols it again; 0 otherwise (a runtime that is not
 //! running, or a book this user cannot read, is reported, not a failure).
 
-use std::path::Path;
-
 use devint::auth::EnrolmentRecord;
 use devint::time::UnixSecs;
 use serde_json::json;
@@ -18,6 +16,7 @@ use crate::connect;
 use crate::enrol;
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
+use crate::socket::SocketChoice;
 use crate::standing;
 use crate::state::StateDir;
 use crate::token::{self, Lookup, TokenSource};
@@ -26,7 +25,7 @@ use crate::words;
 /// Run `whoami`.
 pub async fn run(
     out: &Out,
-    socket: &Path,
+    socket: &SocketChoice,
     state: &StateDir,
     source: &TokenSource,
 ) -> Result<Exit, CliError> {
@@ -55,7 +54,7 @@ pub async fn run(
         "expires_at_unix_secs": record.as_ref().map(|r| r.expires_at()),
         "expired": record.as_ref().map(|r| r.is_expired(UnixSecs::new(now))),
         "book": state.book().display().to_string(),
-        "socket": socket.display().to_string(),
+        "socket": socket.path().display().to_string(),
         "runtime_reachable": runtime.is_some(),
     });
     let info = runtime.as_ref().map(|(info, _)| info);
@@ -84,7 +83,7 @@ pub async fn run(
                 format!("unknown: the enrolment book could not be read ({unreadable})"),
             ]),
         }
-        t.row(["socket".to_owned(), socket.display().to_string()]);
+        t.row(["socket".to_owned(), socket.path().display().to_string()]);
         t.row([
             "runtime".to_owned(),
             match &runtime {

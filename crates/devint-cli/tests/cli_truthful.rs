@@ -253,3 +253,166 @@ fn every_client_reads_its_own_client_name_token_by_default() {
     drop(stdin);
     assert!(sidecar.wait().unwrap().success());
 }
+
+/// The remediation printed after "to fix:" in `err`.
+fn fix_of(err: &str) -> String {
+    err.split("to fix:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no remediation: {err}"))
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn a_regular_file_at_the_socket_path_is_named_and_either_fix_works() {
+    let mut s = Sandbox::new();
+    let n = s.serve();
+    s.enrol("full");
+    let file = s.run_dir().join("devint-file.sock");
+    std::fs::write(&file, "not a socket").unwrap();
+    let at = file.display().to_string();
+    let (code, _, err) = s.run_env(&[("AA_DEVINT_SOCKET", &at)], &["status", "claude-code"]);
+    assert_eq!(code, 2, "an unusable socket path is a usage error: {err}");
+    assert!(!err.contains("no devint runtime is running"), "{err}");
+    assert!(err.contains("is not a Unix socket"), "{err}");
+    let fix = fix_of(&err);
+    assert!(
+        fix.starts_with("set AA_DEVINT_SOCKET to the socket a runtime serves on"),
+        "{fix}"
+    );
+    assert!(
+        fix.contains(&format!(
+            "or move {at} aside and start a runtime there with `devint serve`"
+        )),
+        "{fix}"
+    );
+    // The same mistake made with --socket is fixed with --socket.
+    let (code, _, err) = s.run(&["--socket", &at, "status", "claude-code"]);
+    assert_eq!(code, 2, "{err}");
+    let fix = fix_of(&err);
+    assert!(
+        fix.starts_with("pass --socket the socket a runtime serves on"),
+        "{fix}"
+    );
+    assert!(
+        fix.contains(&format!("`devint serve --socket {at}`")),
+        "{fix}"
+    );
+
+    // First fix: point the variable at the socket the runtime serves on.
+    let serving = s.socket().display().to_string();
+    let (code, _, err) = s.run_env(
+        &[("AA_DEVINT_SOCKET", &serving)],
+        &["status", "claude-code"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Second fix: move the file aside and start a runtime there.
+    s.terminate(n);
+    std::fs::remove_file(&file).unwrap();
+    s.serve_on(&file);
+    let (code, _, err) = s.run_env(&[("AA_DEVINT_SOCKET", &at)], &["status", "claude-code"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_socket_path_over_the_limit_is_a_usage_error_fixed_as_the_user_chose_it() {
+    let mut s = Sandbox::new();
+    let long = s
+        .root()
+        .join("a".repeat(120))
+        .join("devint.sock")
+        .display()
+        .to_string();
+    let short = s.socket().display().to_string();
+
+    // `serve --socket LONG`: the fix is a shorter --socket, which then serves.
+    let (code, _, err) = s.run(&["serve", "--socket", &long]);
+    assert_eq!(code, 2, "{err}");
+    let fix = fix_of(&err);
+    assert!(fix.starts_with("pass --socket a shorter path"), "{fix}");
+    assert!(
+        !err.contains("AA_DEVINT_SOCKET"),
+        "the user passed --socket: {err}"
+    );
+    s.serve_args(&["--socket", &short]);
+    s.enrol("full");
+
+    // A client: exit 2 with the limit, fixed as the path was given.
+    let (code, _, err) = s.run_env(&[("AA_DEVINT_SOCKET", &long)], &["status", "claude-code"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("SUN_LEN"), "{err}");
+    assert!(err.contains("can be at most 107 bytes"), "{err}");
+    assert_eq!(
+        fix_of(&err),
+        "set AA_DEVINT_SOCKET to a path of at most 107 bytes"
+    );
+    let (code, _, err) = s.run(&["--socket", &long, "status", "claude-code"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(fix_of(&err), "pass --socket a path of at most 107 bytes");
+    let (code, _, err) = s.run_env(&[("AA_DEVINT_SOCKET", &short)], &["status", "claude-code"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = s.run(&["--socket", &short, "status", "claude-code"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_settings_file_too_large_is_told_to_shrink_and_then_plans() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::File::create(&settings)
+        .unwrap()
+        .set_len(50 << 20)
+        .unwrap();
+    let (code, _, err) = s.run(&["plan", "claude-code", "--scope", "user"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("is larger than"), "{err}");
+    let fix = fix_of(&err);
+    assert!(!fix.contains("readable"), "the file is readable: {fix}");
+    assert_eq!(
+        fix,
+        format!(
+            "make {} smaller than 4 MiB (or move it aside), then plan again",
+            settings.display()
+        )
+    );
+    // Following it: a settings file of a usual size.
+    std::fs::write(&settings, "{\n  \"model\": \"sonnet\"\n}\n").unwrap();
+    let (code, _, err) = s.run(&["plan", "claude-code", "--scope", "user"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_client_denied_apply_is_given_a_scope_that_covers_the_whole_command() {
+    let mut s = Sandbox::new();
+    s.serve();
+    let (code, _, err) = s.run(&["enrol", "--client", "vscode", "--tool", "claude-code"]);
+    assert_eq!(code, 0, "{err}");
+    let apply = [
+        "apply",
+        "claude-code",
+        "--scope",
+        "user",
+        "--yes",
+        "--client",
+        "vscode",
+    ];
+    let (code, _, err) = s.run(&apply);
+    assert_eq!(code, 8, "{err}");
+    let command = suggested(&err);
+    let verbs = command
+        .split("--verbs ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{command}"));
+    for verb in ["plan", "apply"] {
+        assert!(
+            verbs.split(',').any(|v| v == verb),
+            "{verb} missing: {command}"
+        );
+    }
+    let (code, screen) = follow(&s, &command);
+    assert_eq!(code, 0, "{screen}");
+    let (code, _, err) = s.run(&apply);
+    assert_eq!(code, 0, "the fix covered the command: {err}");
+}

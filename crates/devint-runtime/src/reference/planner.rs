@@ -97,12 +97,8 @@ impl ReferenceRuntime {
         let rendered = self.render(descriptor, &intent, args)?;
         let keys = target::owned_keys(&rendered)
             .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
-        let current = Current::read(&rendered.file).map_err(|e| {
-            refuse(
-                e.to_string(),
-                "make the settings file readable, then plan again",
-            )
-        })?;
+        let current = Current::read(&rendered.file)
+            .map_err(|e| super::unusable::read_refusal(&e, "plan again"))?;
         let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
         let landing = target::Landing::of(&rendered.file);
         self.judge_target(descriptor, &rendered, &landing, args, &mut prepared)?;

@@ -57,9 +57,8 @@ impl ReferenceRuntime {
                     scope.token()
                 ))),
                 Ok(receipt) => {
-                    let current = Current::read(&receipt.target).map_err(|e| {
-                        refuse(e.to_string(), "make the settings file readable, then retry")
-                    })?;
+                    let current = Current::read(&receipt.target)
+                        .map_err(|e| super::unusable::read_refusal(&e, "retry"))?;
                     match target::restore(&receipt, &current) {
                         Ok(r) => {
                             self.describe(&receipt, &current, &r, &mut view);
@@ -134,9 +133,8 @@ impl ReferenceRuntime {
                 break;
             }
             self.sweep(tool, &key, &receipt.target);
-            let current = Current::read(&receipt.target).map_err(|e| {
-                refuse(e.to_string(), "make the settings file readable, then retry")
-            })?;
+            let current = Current::read(&receipt.target)
+                .map_err(|e| super::unusable::read_refusal(&e, "retry"))?;
             let restoration = target::restore(&receipt, &current).map_err(|e| {
                 refuse(
                     e.to_string(),
