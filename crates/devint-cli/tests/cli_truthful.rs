@@ -416,3 +416,58 @@ fn a_client_denied_apply_is_given_a_scope_that_covers_the_whole_command() {
     let (code, _, err) = s.run(&apply);
     assert_eq!(code, 0, "the fix covered the command: {err}");
 }
+
+#[test]
+fn a_settings_file_that_does_not_parse_is_said_by_status_and_refused_by_plan() {
+    let mut s = Sandbox::new();
+    s.serve();
+    s.enrol("full");
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::write(&settings, "{ \"model\": \"sonnet\", oops").unwrap();
+    let file = settings.display().to_string();
+
+    let (code, doc) = s.json(&["status", "claude-code"]);
+    assert_eq!(code, 0, "{doc}");
+    let reason = doc["result"]["state_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(&file) && reason.contains("line 1"), "{doc}");
+    let (code, out, _) = s.run(&["status", "claude-code"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(&format!("why: {file} does not parse")),
+        "{out}"
+    );
+    assert!(
+        out.contains("next step: `devint status claude-code`"),
+        "{out}"
+    );
+    assert!(overview_line(&s).ends_with("devint status claude-code"));
+
+    let (code, out, err) = s.run(&["plan", "claude-code", "--scope", "user"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.is_empty(), "no plan is shown: {out}");
+    assert!(err.contains(&file) && err.contains("line 1"), "{err}");
+    // Refused before consent is asked.
+    let (code, screen) = s.at_terminal(&["apply", "claude-code", "--scope", "user"], "y\n");
+    assert_eq!(code, 1, "{screen}");
+    assert!(!screen.contains("[y/N]"), "consent was asked: {screen}");
+    assert!(screen.contains(&file), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{ \"model\": \"sonnet\", oops"
+    );
+
+    // Following the fix: the syntax fixed, the plan goes through and status is plain.
+    assert!(
+        fix_of(&err).starts_with(&format!("fix the syntax of {file} at line 1")),
+        "{err}"
+    );
+    std::fs::write(&settings, "{ \"model\": \"sonnet\" }\n").unwrap();
+    let (code, _, err) = s.run(&["plan", "claude-code", "--scope", "user"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, doc) = s.json(&["status", "claude-code"]);
+    assert_eq!(
+        doc["result"]["state_reason"],
+        serde_json::Value::Null,
+        "{doc}"
+    );
+}

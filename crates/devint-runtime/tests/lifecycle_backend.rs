@@ -320,17 +320,30 @@ fn an_unparsable_settings_file_is_never_overwritten() {
     sb.write_settings(broken);
     let rt = sb.open();
     let mut c = Client::new(&book(), "ide");
-    let plan = c.plan(&rt, "team");
+    // Said by status, naming the file and the line, and refused by plan before any consent.
+    let status = c.status(&rt);
+    let reason = status.state_reason.unwrap();
     assert!(
-        plan.warnings
-            .iter()
-            .any(|w| w.as_str().contains("does not parse")),
-        "{:?}",
-        plan.warnings
+        reason
+            .as_str()
+            .contains("settings.json does not parse as JSON at line 2"),
+        "{reason}"
     );
-    let e = c.apply(&rt, &plan.plan_id).unwrap_err();
+    assert!(status
+        .state_remediation
+        .unwrap()
+        .as_str()
+        .contains("fix the syntax"));
+    let e = c
+        .plan_with(&rt, plan_args(Profile::Recommended, Some("team")))
+        .unwrap_err();
     assert_eq!(e.code, LIFECYCLE);
-    assert!(e.message.contains("does not parse"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("settings.json does not parse as JSON at line 2"),
+        "{}",
+        e.message
+    );
     assert_eq!(sb.read_settings().unwrap(), broken);
 }
 

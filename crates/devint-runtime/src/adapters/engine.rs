@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::descriptor::{
-    EditTemplate, Literal, Mechanism, MechanismSupport, PathBase, SettingsFormat, ToolDescriptor,
-    ValueTemplate,
+    EditTemplate, Literal, Mechanism, MechanismSupport, PathBase, SettingsFile, SettingsFormat,
+    ToolDescriptor, ValueTemplate,
 };
 use super::vocabulary::{ActionKind, Capability, SettingsScope};
 
@@ -178,15 +178,7 @@ pub fn render(
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
-    let file = match settings.base {
-        PathBase::Home => home.join(settings.path),
-        PathBase::Absolute => PathBuf::from(settings.path),
-        PathBase::Project => project
-            .ok_or(RenderError::NoProjectDirectory {
-                tool: descriptor.id,
-            })?
-            .join(settings.path),
-    };
+    let file = settings_path(descriptor, settings, home, project)?;
     let mut rendered = RenderedIntegration {
         tool_id: descriptor.id,
         scope,
@@ -208,6 +200,25 @@ pub fn render(
         }
     }
     Ok(rendered)
+}
+
+/// Where `descriptor`'s settings file `settings` is, for `home` and `project` (explicit, as in
+/// [`render`]); a host-wide file's path is as the tool reads it, before any system root.
+pub fn settings_path(
+    descriptor: &ToolDescriptor,
+    settings: &SettingsFile,
+    home: &Path,
+    project: Option<&Path>,
+) -> Result<PathBuf, RenderError> {
+    Ok(match settings.base {
+        PathBase::Home => home.join(settings.path),
+        PathBase::Absolute => PathBuf::from(settings.path),
+        PathBase::Project => project
+            .ok_or(RenderError::NoProjectDirectory {
+                tool: descriptor.id,
+            })?
+            .join(settings.path),
+    })
 }
 
 fn render_mechanism(

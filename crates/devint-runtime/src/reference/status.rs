@@ -103,12 +103,16 @@ impl ReferenceRuntime {
         let note = verdicts.iter().find_map(|v| v.note.clone());
         let (state, reason, remediation) = match overriding {
             Some((s, r, m)) => (s, Some(r), Some(m)),
-            // Not found: say where detection looked (a text field; no new wire field).
-            None => (
-                StatusState::Ladder,
-                note.or_else(|| detected.absence.as_deref().map(str::to_owned)),
-                None,
-            ),
+            None => match self.unusable_settings(descriptor, scopes) {
+                // A settings file a plan would be refused on is said now, not at plan time.
+                Some((r, m)) => (StatusState::Ladder, Some(r), Some(m)),
+                // Not found: say where detection looked (a text field; no new wire field).
+                None => (
+                    StatusState::Ladder,
+                    note.or_else(|| detected.absence.as_deref().map(str::to_owned)),
+                    None,
+                ),
+            },
         };
         let removing = scopes.iter().any(|s| {
             super::journal::removal_unfinished(&self.layout, tool, &self.scope_key(s.scope()))
