@@ -57,10 +57,20 @@ impl Namespace {
             std::thread::sleep(Duration::from_millis(10));
         }
         let ns = Namespace { holder };
-        let probe = ns.run(Path::new("true"), &[], &[]);
+        // Entering it and mounting a tmpfs in it must both work.
+        let probe_dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let at = probe_dir.path().display().to_string();
+        let probe = ns.run(
+            Path::new("sh"),
+            &[
+                "-c",
+                &format!("mount -t tmpfs -o size={DISK} tmpfs '{at}' && umount '{at}'"),
+            ],
+            &[],
+        );
         if !probe.status.success() {
             return Err(format!(
-                "nsenter could not enter the namespace: {}",
+                "a tmpfs cannot be mounted in it: {}",
                 String::from_utf8_lossy(&probe.stderr).trim()
             ));
         }
@@ -146,7 +156,7 @@ impl<'a> Disk<'a> {
 
     /// Fill the file system until `pages` pages of 4 KiB are free.
     fn fill_to(&self, pages: u64) {
-        let stat = rustix::fs::statvfs(&self.ns.inside(&self.mount)).expect("statvfs");
+        let stat = rustix::fs::statvfs(self.ns.inside(&self.mount)).expect("statvfs");
         let free = stat.f_bavail * stat.f_frsize;
         let want = pages * 4096;
         assert!(free >= want, "only {free} bytes free, {want} wanted");

@@ -149,7 +149,7 @@ fn read_fix(e: &DurableError, then: &str) -> String {
 /// A byte count in words: `4 MiB` for whole mebibytes, else bytes.
 fn size(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{bytes} bytes")
