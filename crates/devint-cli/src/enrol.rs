@@ -332,7 +332,7 @@ impl Replacement<'_> {
     /// Nothing of it was committed.
     fn nothing(&self, why: String, place: &str) -> CliError {
         CliError::internal(format!("nothing was {}: {why}", self.done)).fix(format!(
-            "make room for (or make writable) {place}, then run the command again; nothing changed meanwhile"
+            "free space for {place} (or make its directory writable), then run the command again"
         ))
     }
 
