@@ -7,10 +7,10 @@
 //! been decided, and never read the token before the runtime answered (so "not running"
 //! wins over "not enrolled").
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use devint::provenance::Standing;
-use devint::verbs::{ToolId, Verb};
+use devint::verbs::{ToolId, Verb, VerbSet};
 use devint::wire::pb;
 use devint_net::client::{
     AuthorizedClient, ClientIoError, ClientOptions, DevIntClient, NegotiatedClient, RuntimeReport,
@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 use crate::denial;
 use crate::exit::CliError;
 use crate::output::Out;
+use crate::socket::SocketChoice;
 use crate::standing::{self, Decision};
 use crate::token::{self, Holder, TokenSource};
 
@@ -29,8 +30,8 @@ pub const CLIENT_NAME: &str = "devint-cli";
 /// Everything a lifecycle command needs to reach a runtime.
 #[derive(Debug, Clone)]
 pub struct Ctx {
-    /// The runtime's socket.
-    pub socket: PathBuf,
+    /// The runtime's socket, and how it was chosen.
+    pub socket: SocketChoice,
     /// Where the token comes from.
     pub token: TokenSource,
     /// How to print.
@@ -47,6 +48,9 @@ pub struct RuntimeSession {
     pub info: Value,
     /// Whose token it holds.
     pub holder: Holder,
+    /// Every verb the command sends: a scope that covers one refused call must cover them
+    /// all, or following the fix only meets the next refusal.
+    needs: VerbSet,
 }
 
 impl RuntimeSession {
@@ -57,7 +61,12 @@ impl RuntimeSession {
 
     /// The failure of a call of `verb` on `tool`, explained ([`crate::denial`]).
     pub fn refused(&self, verb: Verb, tool: Option<&ToolId>, e: ClientIoError) -> CliError {
-        denial::explain(e, denial::Call { verb, tool }, &self.holder).with_runtime(&self.info)
+        let call = denial::Call {
+            verb,
+            tool,
+            needs: self.needs.with(verb),
+        };
+        denial::explain(e, call, &self.holder).with_runtime(&self.info)
     }
 }
 
@@ -71,15 +80,18 @@ pub struct Negotiated {
     pub info: Value,
 }
 
-/// Connect and negotiate with the runtime at `socket`, and assess its standing.
-pub async fn negotiate(socket: &Path) -> Result<Negotiated, CliError> {
+/// Connect and negotiate with the runtime at `socket`, and assess its standing. A socket
+/// nobody can be reached on is explained in the terms the user chose it by.
+pub async fn negotiate(socket: &SocketChoice) -> Result<Negotiated, CliError> {
     let client = DevIntClient::connect_with(
-        socket,
+        socket.path(),
         CLIENT_NAME,
         env!("CARGO_PKG_VERSION"),
         ClientOptions::default(),
     )
-    .await?;
+    .await
+    .map_err(|e| socket.unreachable(e))?;
+    let socket = socket.path();
     let standing = standing::assess(socket, client.provenance());
     let info = runtime_info(socket, client.ack(), &standing, false);
     Ok(Negotiated {
@@ -90,8 +102,14 @@ pub async fn negotiate(socket: &Path) -> Result<Negotiated, CliError> {
 }
 
 /// Connect to the runtime for `command`, decide the standing for `verb` (spec §8) and
-/// authorise with the token file.
-pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession, CliError> {
+/// authorise with the token file. `also` lists the other verbs the command sends (`apply
+/// --scope` plans first), so that a refusal's fix covers the whole command.
+pub async fn open(
+    ctx: &Ctx,
+    command: &str,
+    verb: Verb,
+    also: &[Verb],
+) -> Result<RuntimeSession, CliError> {
     let Negotiated {
         client,
         standing,
@@ -118,7 +136,7 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
                 &standing,
                 refused.exit(),
                 command,
-                &ctx.socket,
+                ctx.socket.path(),
                 client.provenance(),
             )
             .with_runtime(&info));
@@ -133,6 +151,9 @@ pub async fn open(ctx: &Ctx, command: &str, verb: Verb) -> Result<RuntimeSession
         client: client.authorize(token),
         info,
         holder,
+        needs: also
+            .iter()
+            .fold(VerbSet::EMPTY.with(verb), |set, v| set.with(*v)),
     })
 }
 

@@ -19,6 +19,7 @@ use serde_json::json;
 use crate::connect;
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
+use crate::socket::SocketChoice;
 
 /// How long `stop` and `restart` wait for the runtime to do it.
 const WAIT: Duration = Duration::from_secs(30);
@@ -49,8 +50,9 @@ struct Target {
 }
 
 /// Run `devint stop` or `devint restart` on the runtime at `socket`.
-pub async fn run(out: &Out, socket: &Path, ask: Ask) -> Result<Exit, CliError> {
-    let negotiated = connect::negotiate(socket).await?;
+pub async fn run(out: &Out, choice: &SocketChoice, ask: Ask) -> Result<Exit, CliError> {
+    let socket = choice.path();
+    let negotiated = connect::negotiate(choice).await?;
     let info = negotiated.info.clone();
     let target = identify(socket, negotiated.client.provenance()).map_err(|e| {
         e.with_runtime(&info)
@@ -88,7 +90,7 @@ pub async fn run(out: &Out, socket: &Path, ask: Ask) -> Result<Exit, CliError> {
             tokio::time::sleep(Duration::from_millis(50)).await;
         },
         Ask::Restart => loop {
-            if let Ok(n) = connect::negotiate(socket).await {
+            if let Ok(n) = connect::negotiate(choice).await {
                 if n.client
                     .provenance()
                     .is_some_and(|p| p.pid == target.pid && p.started_at_unix_secs > target.started)

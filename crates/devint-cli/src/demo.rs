@@ -9,6 +9,7 @@
 //! read or write outside the sandbox: it passes HOME, PATH, the socket and the token file
 //! explicitly and never changes the process environment.
 
+use crate::socket::{SocketChoice, SocketOrigin};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -207,7 +208,9 @@ async fn walk(
     say(&out, "  HOME, PATH, state, socket and token file all live in the sandbox; nothing outside it is read or written.")?;
     let original = show_settings(&out, &sandbox.settings(), "before")?;
 
-    let runtime = crate::serve::prepare(&sandbox.socket(), &state, &site)?;
+    // The demo names its own socket, as `--socket` would.
+    let socket = SocketChoice::new(sandbox.socket(), SocketOrigin::Flag);
+    let runtime = crate::serve::prepare(&socket, &state, &site)?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         let _ = runtime
@@ -280,7 +283,7 @@ async fn steps(
     };
     crate::enrol::enrol(&out, state, &sandbox.socket(), &args)?;
     let ctx = Ctx {
-        socket: sandbox.socket(),
+        socket: SocketChoice::new(sandbox.socket(), SocketOrigin::Flag),
         token: TokenSource::choose(&sandbox.socket(), Some(&client)),
         out,
         allow_unverified: false,

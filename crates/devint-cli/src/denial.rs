@@ -10,7 +10,7 @@
 //! the refused call. It must never print a token's secret.
 
 use devint::session::ClientError;
-use devint::verbs::{ToolId, Verb};
+use devint::verbs::{ToolId, Verb, VerbSet};
 use devint::wire::pb::DenyCode;
 use devint_net::client::ClientIoError;
 use serde_json::json;
@@ -28,6 +28,8 @@ pub struct Call<'a> {
     pub verb: Verb,
     /// The tool it was about, if any.
     pub tool: Option<&'a ToolId>,
+    /// Every verb the command sends (`verb` among them): what a fix must cover.
+    pub needs: VerbSet,
 }
 
 impl Call<'_> {
@@ -116,7 +118,7 @@ pub fn explain(e: ClientIoError, call: Call<'_>, holder: &Holder) -> CliError {
                         enrol::command_for(
                             r.client_name(),
                             r.scope(),
-                            Some((call.verb, call.tool))
+                            Some((call.needs, call.tool))
                         )
                     ),
                 )

@@ -7,17 +7,23 @@
 //! `--token-file`), which is never overwritten with another client's token. Enrolling a
 //! client again replaces its token: the new one is issued and written, then every other
 //! token of that client is revoked at once (spec §7: issue-new-then-revoke-old, so there is
-//! never a moment without a valid token). It must never print a secret unless `--print`
-//! was given.
+//! never a moment without a valid token). A failure (a full disk) either changed nothing, and
+//! says so, or came after the commit, and says what is committed and what is left to do
+//! ([`Replacement`]). It must never print a secret unless `--print` was given, and never
+//! report a failure for an enrolment that took effect without saying that it did.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use devint::auth::{ClientName, EnrolmentBook, EnrolmentRecord, Scope, TokenId, ToolScope};
+use devint::auth::{
+    ClientName, EnrolmentBook, EnrolmentError, EnrolmentRecord, Scope, TokenId, TokenSecret,
+    ToolScope,
+};
 use devint::time::UnixSecs;
 use devint::verbs::{ToolId, Verb, VerbSet};
 use devint_net::book::BookFile;
-use devint_net::token_file::{read_token_file, token_file_for_client, write_token_file};
+use devint_net::client::own_token_file;
+use devint_net::token_file::{read_token_file, stage_token_file};
 use serde_json::{json, Value};
 
 use crate::args;
@@ -150,20 +156,20 @@ pub fn scope_words(scope: &Scope) -> (String, String) {
     (tools, verbs_flag(scope.verbs))
 }
 
-/// The `devint enrol` command that gives `client` `scope`, widened to cover `add` (a verb,
-/// and the tool it was refused on).
+/// The `devint enrol` command that gives `client` `scope`, widened to cover `add` (the
+/// verbs a refused command sends, and the tool it was refused on).
 pub fn command_for(
     client: &ClientName,
     scope: &Scope,
-    add: Option<(Verb, Option<&ToolId>)>,
+    add: Option<(VerbSet, Option<&ToolId>)>,
 ) -> String {
     let mut verbs = scope.verbs;
     let mut tools: Option<Vec<String>> = match &scope.tools {
         ToolScope::All => None,
         ToolScope::Only(set) => Some(set.iter().cloned().collect()),
     };
-    if let Some((verb, tool)) = add {
-        verbs = verbs.with(verb);
+    if let Some((needs, tool)) = add {
+        verbs = needs.iter().fold(verbs, |set, v| set.with(v));
         if let (Some(list), Some(tool)) = (tools.as_mut(), tool) {
             if !list.iter().any(|t| t == tool.as_str()) {
                 list.push(tool.as_str().to_owned());
@@ -251,24 +257,121 @@ fn confirm_replacing(
     )
 }
 
-/// Revoke every token of `client` but `keep`; returns the revoked ids.
-fn revoke_others(
-    file: &BookFile,
-    client: &ClientName,
-    keep: &TokenId,
-) -> Result<Vec<TokenId>, CliError> {
-    file.update(|b| {
-        let old: Vec<TokenId> = b
+/// A new token for a client, committed in the one order that never leaves the client without
+/// a valid token, nor a record whose secret nobody holds:
+///
+/// 1. under the book's lock, the record is issued in memory and the token written beside
+///    its file (staged, fsynced) — a failure here changes nothing;
+/// 2. the book is saved with the new record — the commit; a failure changes nothing (the
+///    staged token is removed);
+/// 3. the staged token replaces the client's file (a failure undoes the commit, or says
+///    exactly what is left);
+/// 4. the tokens it replaces are revoked in a second save (spec §7: issue new, then revoke
+///    old) — a failure here leaves the enrolment committed, and the error says so and names
+///    the tokens still valid. With nothing to revoke there is no second save.
+struct Replacement<'a> {
+    book: &'a BookFile,
+    token_file: &'a Path,
+    /// What is replaced (`client vscode`, `token tok_…`).
+    subject: String,
+    /// What the command does to it (`enrolled`, `rotated`).
+    done: &'static str,
+}
+
+/// A replacement committed: the new token and the ones it revoked.
+struct Replaced {
+    id: TokenId,
+    secret: TokenSecret,
+    revoked: Vec<TokenId>,
+}
+
+impl Replacement<'_> {
+    /// Issue with `issue`, then revoke what `replaces` picks from the book (never the new
+    /// token), in the order above.
+    fn run(
+        &self,
+        issue: impl FnOnce(&mut EnrolmentBook) -> Result<(TokenId, TokenSecret), EnrolmentError>,
+        replaces: impl Fn(&EnrolmentRecord) -> bool,
+    ) -> Result<Replaced, CliError> {
+        let _lock = self.book.lock().map_err(book_error)?;
+        let mut book = self.book.load().map_err(book_error)?;
+        let (id, secret) = issue(&mut book).map_err(|e| book_error(e.into()))?;
+        let staged = stage_token_file(self.token_file, &secret)
+            .map_err(|e| self.nothing(e.to_string(), "the token file"))?;
+        self.book
+            .save(&book)
+            .map_err(|e| self.nothing(e.to_string(), "the enrolment book"))?;
+        if let Err(e) = staged.commit() {
+            return Err(self.undo(&mut book, &id, &e.to_string()));
+        }
+        let old: Vec<TokenId> = book
             .list()
-            .filter(|r| r.client_name() == client && r.token_id() != keep)
+            .filter(|r| r.token_id() != &id && replaces(r))
             .map(|r| r.token_id().clone())
             .collect();
-        for id in &old {
-            b.revoke(id)?;
+        if old.is_empty() {
+            return Ok(Replaced {
+                id,
+                secret,
+                revoked: old,
+            });
         }
-        Ok(old)
-    })
-    .map_err(book_error)
+        for o in &old {
+            book.revoke(o).map_err(|e| book_error(e.into()))?;
+        }
+        match self.book.save(&book) {
+            Ok(()) => Ok(Replaced {
+                id,
+                secret,
+                revoked: old,
+            }),
+            Err(e) => Err(self.not_revoked(&id, &old, &e.to_string())),
+        }
+    }
+
+    /// Nothing of it was committed.
+    fn nothing(&self, why: String, place: &str) -> CliError {
+        CliError::internal(format!("nothing was {}: {why}", self.done)).fix(format!(
+            "free space for {place} (or make its directory writable), then run the command again"
+        ))
+    }
+
+    /// The token could not be put in place after the book committed its record: take the
+    /// record out again, or say that it stays.
+    fn undo(&self, book: &mut EnrolmentBook, id: &TokenId, why: &str) -> CliError {
+        let taken_out = book.revoke(id).is_ok() && self.book.save(book).is_ok();
+        if taken_out {
+            return CliError::internal(format!("nothing was {}: {why}", self.done))
+                .fix("make the token file's directory writable, then run the command again");
+        }
+        CliError::internal(format!(
+            "the enrolment book records token {id}, but its secret could not be put in {}: {why}; nobody holds that token, and the client's previous token is unchanged",
+            self.token_file.display()
+        ))
+        .fix(format!("revoke the unused record: `devint tokens revoke {id}`"))
+    }
+
+    /// Committed, but the tokens it replaces are still valid.
+    fn not_revoked(&self, id: &TokenId, old: &[TokenId], why: &str) -> CliError {
+        let old: Vec<&str> = old.iter().map(TokenId::as_str).collect();
+        CliError::internal(format!(
+            "{} was {} as token {id} (written to {}); but the token{} it replaces, {}, could not be revoked and {} still valid: {why}",
+            self.subject,
+            self.done,
+            self.token_file.display(),
+            if old.len() == 1 { "" } else { "s" },
+            old.join(", "),
+            if old.len() == 1 { "is" } else { "are" },
+        ))
+        .fix(format!(
+            "make room for the enrolment book, then revoke {}: {}",
+            if old.len() == 1 { "it" } else { "them" },
+            old.iter()
+                .map(|o| format!("`devint tokens revoke {o}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
 }
 
 /// Run `enrol`: issue, write the client's own file, then revoke the client's older tokens.
@@ -290,7 +393,7 @@ pub fn enrol(
     }
     let token_file = match &args.token_file {
         Some(f) => f.clone(),
-        None => token_file_for_client(socket, client),
+        None => own_token_file(socket, client),
     };
     let scope = Scope {
         tools: if args.all_tools {
@@ -305,22 +408,27 @@ pub fn enrol(
     let book = file.load().map_err(book_error)?;
     check_not_anothers(&token_file, client, &book)?;
     confirm_replacing(out, &book, client, args.yes)?;
-    let (id, secret) = file
-        .update(|b| {
+    let Replaced {
+        id,
+        secret,
+        revoked,
+    } = Replacement {
+        book: &file,
+        token_file: &token_file,
+        subject: format!("client {}", client.as_str()),
+        done: "enrolled",
+    }
+    .run(
+        |b| {
             b.issue(
                 client.clone(),
                 scope.clone(),
                 args.ttl,
                 UnixSecs::new(issued_at),
             )
-        })
-        .map_err(book_error)?;
-    if let Err(e) = write_token_file(&token_file, &secret) {
-        // Never leave a record whose secret nobody holds.
-        let _ = file.update(|b| b.revoke(&id).map(|_| ()));
-        return Err(CliError::internal(e.to_string()).fix("choose a writable --token-file"));
-    }
-    let revoked = revoke_others(&file, client, &id)?;
+        },
+        |r| r.client_name() == client,
+    )?;
     let expires_at = issued_at.saturating_add(args.ttl.as_secs());
     let token = args.print.then(|| secret.expose_secret_hex());
     let (tools, verbs) = scope_words(&scope);
@@ -465,38 +573,44 @@ pub fn rotate(
         "The old token is revoked once the new one is written",
     )?;
     let issued_at = words::now_unix_secs();
-    let (new_id, secret, old) = file
-        .update(|b| {
-            let old = b
-                .get(id)
-                .cloned()
-                .ok_or_else(|| devint::auth::EnrolmentError::UnknownTokenId(id.clone()))?;
-            let lifetime = old
-                .expires_at()
-                .duration_since(old.issued_at())
-                .clamp(Duration::from_secs(1), args::MAX_TTL);
-            let (new_id, secret) = b.issue(
+    let old = file
+        .load()
+        .map_err(book_error)?
+        .get(id)
+        .cloned()
+        .ok_or_else(|| {
+            book_error(devint_net::book::BookFileError::Enrolment(
+                EnrolmentError::UnknownTokenId(id.clone()),
+            ))
+        })?;
+    let token_file = match token_file {
+        Some(f) => f.to_path_buf(),
+        None => own_token_file(socket, old.client_name()),
+    };
+    let lifetime = old
+        .expires_at()
+        .duration_since(old.issued_at())
+        .clamp(Duration::from_secs(1), args::MAX_TTL);
+    let Replaced { id: new_id, .. } = Replacement {
+        book: &file,
+        token_file: &token_file,
+        subject: format!("token {id}"),
+        done: "rotated",
+    }
+    .run(
+        |b| {
+            // Rotated only while the old record is still there.
+            b.get(id)
+                .ok_or_else(|| EnrolmentError::UnknownTokenId(id.clone()))?;
+            b.issue(
                 old.client_name().clone(),
                 old.scope().clone(),
                 lifetime,
                 UnixSecs::new(issued_at),
-            )?;
-            Ok((new_id, secret, old))
-        })
-        .map_err(book_error)?;
-    let token_file = match token_file {
-        Some(f) => f.to_path_buf(),
-        None => token_file_for_client(socket, old.client_name()),
-    };
-    if let Err(e) = write_token_file(&token_file, &secret) {
-        let _ = file.update(|b| b.revoke(&new_id).map(|_| ()));
-        return Err(
-            CliError::internal(format!("{e}; the old token {id} is still valid"))
-                .fix("choose a writable --token-file and rotate again"),
-        );
-    }
-    file.update(|b| b.revoke(id).map(|_| ()))
-        .map_err(book_error)?;
+            )
+        },
+        |r| r.token_id() == id,
+    )?;
     out.result(
         "tokens rotate",
         None,
@@ -592,6 +706,37 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_after_the_commit_says_what_is_committed_and_what_is_still_valid() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = BookFile::new(dir.path().join("enrolment.json"));
+        let file = dir.path().join("vscode.token");
+        let replacement = Replacement {
+            book: &book,
+            token_file: &file,
+            subject: "client vscode".into(),
+            done: "enrolled",
+        };
+        let new = TokenId::parse("tok_0123456789abcdef0123456789abcdef").unwrap();
+        let old = TokenId::parse("tok_fedcba9876543210fedcba9876543210").unwrap();
+        let e = replacement.not_revoked(&new, std::slice::from_ref(&old), "disk full");
+        assert!(
+            e.message
+                .starts_with(&format!("client vscode was enrolled as token {new}")),
+            "{}",
+            e.message
+        );
+        assert!(e
+            .message
+            .contains(&format!("{old}, could not be revoked and is still valid")));
+        assert!(e
+            .remediation
+            .unwrap()
+            .contains(&format!("`devint tokens revoke {old}`")));
+        let e = replacement.nothing("disk full".into(), "the enrolment book");
+        assert!(e.message.starts_with("nothing was enrolled: disk full"));
+    }
+
+    #[test]
     fn the_enrol_command_for_a_refusal_widens_the_scope_to_cover_it() {
         let client = ClientName::parse("vscode").unwrap();
         let codex = ToolId::parse("codex").unwrap();
@@ -600,7 +745,7 @@ mod tests {
             verbs: VerbSet::read_only(),
         };
         assert_eq!(
-            command_for(&client, &scope, Some((Verb::Plan, Some(&codex)))),
+            command_for(&client, &scope, Some((VerbSet::EMPTY.with(Verb::Plan), Some(&codex)))),
             "devint enrol --client vscode --tool claude-code --tool codex --verbs list_tools,plan,status,verify,scoped_events"
         );
         let all = Scope::full_lifecycle(ToolScope::All);

@@ -16,7 +16,7 @@ use crate::render;
 
 /// Run `events`.
 pub async fn events(ctx: &Ctx, cmd: &EventsCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "events", Verb::ScopedEvents).await?;
+    let mut rs = open(ctx, "events", Verb::ScopedEvents, &[]).await?;
     let list = rs
         .client
         .scoped_events(cmd.tool.clone(), cmd.limit, UnixSecs::new(cmd.since))
@@ -30,7 +30,7 @@ pub async fn events(ctx: &Ctx, cmd: &EventsCommand) -> Result<Exit, CliError> {
 
 /// Run `approve`.
 pub async fn approve(ctx: &Ctx, cmd: &ApproveCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "approve", Verb::ApprovalRelay).await?;
+    let mut rs = open(ctx, "approve", Verb::ApprovalRelay, &[]).await?;
     consent::confirm(
         &ctx.out,
         &format!(

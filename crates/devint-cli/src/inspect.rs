@@ -56,7 +56,13 @@ async fn summaries(rs: &mut RuntimeSession) -> Vec<ToolSummary> {
 
 /// Run `status` for one tool, or the overview.
 pub async fn status(ctx: &Ctx, cmd: &StatusCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "status", Verb::Status).await?;
+    // The overview lists the tools first; one tool's page reads them only if it may.
+    let also: &[Verb] = if cmd.tool.is_none() {
+        &[Verb::ListTools]
+    } else {
+        &[]
+    };
+    let mut rs = open(ctx, "status", Verb::Status, also).await?;
     match &cmd.tool {
         Some(tool) => one(ctx, &mut rs, tool).await,
         None => overview(ctx, &mut rs, cmd.all).await,
@@ -121,7 +127,7 @@ async fn overview(ctx: &Ctx, rs: &mut RuntimeSession, all: bool) -> Result<Exit,
 
 /// Run `verify`, with a progress indicator on a terminal while the runtime works.
 pub async fn verify(ctx: &Ctx, cmd: &ToolCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "verify", Verb::Verify).await?;
+    let mut rs = open(ctx, "verify", Verb::Verify, &[]).await?;
     let show_progress = !ctx.out.json() && !ctx.out.quiet && std::io::stderr().is_terminal();
     let call = rs.client.verify(cmd.tool.clone());
     let view = if show_progress {
@@ -131,7 +137,7 @@ pub async fn verify(ctx: &Ctx, cmd: &ToolCommand) -> Result<Exit, CliError> {
     };
     let view = view.map_err(|e| rs.refused(Verb::Verify, Some(&cmd.tool), e))?;
     ctx.out.result("verify", Some(&rs.info), &view, |p| {
-        render::verification(p, cmd.tool.as_str(), &view)
+        render::verification(p, cmd.tool.as_str(), &view, verify_exit(&view))
     })?;
     Ok(verify_exit(&view))
 }

@@ -67,6 +67,8 @@ mod service;
 #[cfg(not(loom))]
 mod sidecar;
 #[cfg(not(loom))]
+mod socket;
+#[cfg(not(loom))]
 mod standing;
 #[cfg(not(loom))]
 mod state;
@@ -88,8 +90,6 @@ mod whoami;
 mod words;
 
 #[cfg(not(loom))]
-use std::path::{Path, PathBuf};
-#[cfg(not(loom))]
 use std::process::ExitCode;
 
 #[cfg(not(loom))]
@@ -107,6 +107,8 @@ use crate::exit::{CliError, Exit};
 use crate::output::{Out, OutputMode};
 #[cfg(not(loom))]
 use crate::profile::ProfileAction;
+#[cfg(not(loom))]
+use crate::socket::SocketChoice;
 #[cfg(not(loom))]
 use crate::state::StateDir;
 #[cfg(not(loom))]
@@ -204,28 +206,14 @@ fn init_tracing(cli: &Cli, out: &Out) {
         .try_init();
 }
 
-/// `--socket`, else `AA_DEVINT_SOCKET`, else `$HOME/.aa/run/devint.sock`.
-#[cfg(not(loom))]
-fn socket_path(flag: Option<&Path>) -> Result<PathBuf, CliError> {
-    match flag {
-        Some(p) if p.is_absolute() => Ok(p.to_path_buf()),
-        Some(p) => Err(CliError::usage(format!(
-            "--socket {} is not an absolute path",
-            p.display()
-        ))),
-        None => devint_net::transport::socket_path_from_env()
-            .map_err(|e| CliError::usage(e.to_string())),
-    }
-}
-
 #[cfg(not(loom))]
 async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
-    let socket = || socket_path(cli.socket.as_deref());
+    let socket = || SocketChoice::resolve(cli.socket.as_deref());
     let ctx = || -> Result<Ctx, CliError> {
         let socket = socket()?;
         let client = cli.command.token_choice().and_then(|t| t.client.as_ref());
         Ok(Ctx {
-            token: TokenSource::choose(&socket, client),
+            token: TokenSource::choose(socket.path(), client),
             socket,
             out,
             allow_unverified: cli.allow_unverified_runtime,
@@ -236,15 +224,22 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
         Command::Serve(args) => serve::run(&socket()?, &state()?, args).await,
         Command::Stop => control::run(&out, &socket()?, control::Ask::Stop).await,
         Command::Restart => control::run(&out, &socket()?, control::Ask::Restart).await,
-        Command::Service { action } => service::run(&out, action, &socket()?, &state()?),
-        Command::Enrol(args) => enrol::enrol(&out, &state()?, &socket()?, args),
+        Command::Service { action } => service::run(&out, action, socket()?.path(), &state()?),
+        Command::Enrol(args) => enrol::enrol(&out, &state()?, socket()?.path(), args),
         Command::Tokens { action } => match action {
             TokensAction::List => enrol::list(&out, &state()?.book()),
             TokensAction::Rotate {
                 id,
                 token_file,
                 yes,
-            } => enrol::rotate(&out, &state()?, &socket()?, id, token_file.as_deref(), *yes),
+            } => enrol::rotate(
+                &out,
+                &state()?,
+                socket()?.path(),
+                id,
+                token_file.as_deref(),
+                *yes,
+            ),
             TokensAction::Revoke { id, yes } => enrol::revoke(&out, &state()?.book(), id, *yes),
         },
         Command::Whoami(_) => {

@@ -22,13 +22,13 @@ use devint::verbs::Verb;
 
 /// Run `plan`: a dry run that changes nothing, then the command that applies it.
 pub async fn plan(ctx: &Ctx, cmd: &PlanCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "plan", Verb::Plan).await?;
+    let mut rs = open(ctx, "plan", Verb::Plan, &[]).await?;
     let view = rs
         .client
         .plan(cmd.tool.clone(), cmd.shape.args(cmd.scope))
         .await
         .map_err(|e| refused_plan(&rs, cmd.tool.clone(), &cmd.shape, e))?;
-    if let Err(e) = plan_stash::keep(&ctx.socket, rs.client.version().get(), &view) {
+    if let Err(e) = plan_stash::keep(ctx.socket.path(), rs.client.version().get(), &view) {
         ctx.out.warn(&format!(
             "this plan could not be kept for `devint apply --plan` ({e}); apply it with `devint apply {} --scope {}` instead",
             cmd.tool, cmd.scope
@@ -100,7 +100,7 @@ async fn plan_to_apply(
 
 /// The plan `id` as `devint plan` showed it.
 fn recalled(ctx: &Ctx, tool: &ToolId, id: &PlanId) -> Result<PlanView, CliError> {
-    let plan = plan_stash::recall(&ctx.socket, id).ok_or_else(|| {
+    let plan = plan_stash::recall(ctx.socket.path(), id).ok_or_else(|| {
         CliError::usage(format!(
             "this devint has no record of plan {id}: it shows and asks about a plan only if `devint plan` made it here (with this socket) in the last day"
         ))
@@ -119,7 +119,13 @@ fn recalled(ctx: &Ctx, tool: &ToolId, id: &PlanId) -> Result<PlanView, CliError>
 
 /// Run `apply`: the reviewed plan (or a fresh one, shown), consent, execution.
 pub async fn apply(ctx: &Ctx, cmd: &ApplyCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "apply", Verb::Apply).await?;
+    // `apply --scope` plans first; `apply --plan` applies what `devint plan` made.
+    let also: &[Verb] = if cmd.plan.is_none() {
+        &[Verb::Plan]
+    } else {
+        &[]
+    };
+    let mut rs = open(ctx, "apply", Verb::Apply, also).await?;
     let plan = plan_to_apply(ctx, &mut rs, cmd).await?;
     let privileged = plan
         .steps

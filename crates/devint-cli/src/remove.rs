@@ -17,7 +17,7 @@ use crate::render;
 /// Run `remove`: preview, confirm (unless `--yes`, or nothing to remove), execute the
 /// previewed plan.
 pub async fn remove(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "remove", Verb::Remove).await?;
+    let mut rs = open(ctx, "remove", Verb::Remove, &[]).await?;
     let tool = &cmd.tool;
     let preview = rs
         .client
@@ -55,7 +55,9 @@ pub async fn remove(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> 
 /// Run `repair`: show what drifted, confirm (unless `--yes`), restore. Exit 5 if still
 /// drifted.
 pub async fn repair(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "repair", Verb::Repair).await?;
+    // Without --yes, the preview reads the status.
+    let also: &[Verb] = if cmd.yes { &[] } else { &[Verb::Status] };
+    let mut rs = open(ctx, "repair", Verb::Repair, also).await?;
     let tool = &cmd.tool;
     if !cmd.yes || !ctx.out.json() {
         // The preview needs the status; a token without `status` repairs unasked only

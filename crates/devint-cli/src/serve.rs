@@ -26,6 +26,7 @@ use devint_runtime::reference::PolicyUrl;
 
 use crate::backend::{open_backend, BackendSite};
 use crate::exit::{CliError, Exit};
+use crate::socket::SocketChoice;
 use crate::state::{StateDir, StateLock};
 use crate::upgrade::{OnUpgrade, Stops, Why};
 
@@ -75,7 +76,11 @@ pub struct Runtime {
 /// The socket is bound first, so "another runtime is serving at PATH" is the message a
 /// second `serve` on the same path sees; then the state directory is locked, so two
 /// runtimes never share one audit chain, book writer or journal.
-pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Runtime, CliError> {
+pub fn prepare(
+    socket: &SocketChoice,
+    state: &StateDir,
+    site: &BackendSite,
+) -> Result<Runtime, CliError> {
     let (bound, adopted) = bind_or_adopt(socket)?;
     let lock = StateLock::acquire(state)?;
     let book = SharedBook::open(BookFile::new(state.book()))
@@ -106,14 +111,14 @@ pub fn prepare(socket: &Path, state: &StateDir, site: &BackendSite) -> Result<Ru
 
 /// The socket passed by socket activation (a service manager, or this runtime's previous
 /// executable), checked as the secure bind checks its own; else a socket bound here.
-fn bind_or_adopt(socket: &Path) -> Result<(BoundSocket, Option<Origin>), CliError> {
+fn bind_or_adopt(socket: &SocketChoice) -> Result<(BoundSocket, Option<Origin>), CliError> {
     // spec §1: the transport refuses wrong modes/owners and a live runtime at the path, for
     // a passed socket as for its own.
-    match activation::adopt_from_env(socket) {
+    match activation::adopt_from_env(socket.path()) {
         Ok(Some(adopted)) => Ok((adopted.socket, Some(adopted.origin))),
-        Ok(None) => bind_secure(socket)
+        Ok(None) => bind_secure(socket.path())
             .map(|bound| (bound, None))
-            .map_err(|e| CliError::internal(format!("cannot serve: {e}"))),
+            .map_err(|e| socket.unbindable(e)),
         Err(e) => Err(CliError::internal(format!("cannot serve: {e}"))),
     }
 }
@@ -138,7 +143,12 @@ fn gateway_url(given: Option<&str>) -> Result<Option<PolicyUrl>, CliError> {
 }
 
 /// Run `serve` until a signal.
-pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Exit, CliError> {
+pub async fn run(
+    choice: &SocketChoice,
+    state: &StateDir,
+    args: &ServeArgs,
+) -> Result<Exit, CliError> {
+    let socket = choice.path();
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
@@ -154,7 +164,7 @@ pub async fn run(socket: &Path, state: &StateDir, args: &ServeArgs) -> Result<Ex
         plan_ttl: args.plan_ttl,
     };
     let mut stops = Stops::install()?;
-    let runtime = prepare(socket, state, &site)?;
+    let runtime = prepare(choice, state, &site)?;
     // A closed stdout must not stop the runtime: what it prints is a courtesy.
     let say = |text: &str| {
         let _ = crate::output::write_stdout(text);

@@ -55,11 +55,15 @@ pub fn refusal_naming(
     let restart = format!("devint restart --socket {}", socket.display());
     let fix = match why {
         RefutedBecause::ExecutableGone => format!(
-            "run `{restart}`: the runtime (pid {}) re-executes the binary now at {} on the same              socket (a runtime serving with the default --on-upgrade reexec does so by itself              within seconds)",
+            "run `{restart}`: the runtime (pid {}) re-executes the binary now at {} on the same \
+             socket (a runtime serving with the default --on-upgrade reexec does so by itself \
+             within seconds)",
             p.pid, p.executable_path
         ),
         RefutedBecause::DifferentBuild(_) => format!(
-            "run `{restart}` if the binary now at {} is the build you are using (the runtime,              pid {}, re-executes it on the same socket); otherwise `devint stop --socket {}`              and start `devint serve` from your build",
+            "run `{restart}` if the binary now at {} is the build you are using (the runtime, \
+             pid {}, re-executes it on the same socket); otherwise `devint stop --socket {}` \
+             and start `devint serve` from your build",
             p.executable_path,
             p.pid,
             socket.display()
@@ -123,5 +127,21 @@ mod tests {
             "{fix}"
         );
         assert!(fix.contains("/usr/local/bin/devint"), "{fix}");
+        assert!(!fix.contains("  "), "one space between words: {fix}");
+        use devint::provenance::{FieldReport, FieldState};
+        let other = Standing::Refuted(RefutedBecause::DifferentBuild(FieldReport {
+            core_version: FieldState::Matched,
+            build_sha: FieldState::Mismatched,
+            build_id_source: FieldState::Matched,
+        }));
+        let e = refusal_naming(
+            &other,
+            Exit::Refuted,
+            "tools",
+            Path::new("/r/devint.sock"),
+            Some(&p),
+        );
+        let fix = e.remediation.expect("a fix");
+        assert!(!fix.contains("  "), "one space between words: {fix}");
     }
 }

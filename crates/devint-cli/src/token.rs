@@ -1,13 +1,13 @@
 //! Which token a lifecycle command uses, and what the enrolment book says about it.
 //!
-//! Each enrolled client has its own token file, `<client>.token` beside the socket
-//! ([`devint_net::token_file::token_file_for_client`]). The command itself is the client
-//! named `cli`; it uses another token only when told, first rule that applies:
+//! Each enrolled client has its own token file, `<client>.token` beside the socket, unless
+//! `AA_DEVINT_TOKEN_FILE` names another: spec §7's one rule, applied by
+//! [`devint_net::client::token_file`] for every client we ship. The command itself is the
+//! client named `cli`; it uses another token only when told, first rule that applies:
 //!
-//! 1. `--client NAME`: that client's file;
+//! 1. `--client NAME`: that client's own file (an explicit choice beats the variable);
 //! 2. `AA_DEVINT_TOKEN`: the token itself, from the environment;
-//! 3. `AA_DEVINT_TOKEN_FILE`: that file (spec §7's variable);
-//! 4. client `cli`'s file.
+//! 3. the rule for client `cli`: `AA_DEVINT_TOKEN_FILE`'s file, else `cli.token`.
 //!
 //! This module owns that order ([`TokenSource::choose`]), reading the token, and looking
 //! it up in the book by the secret's digest (the same user may read the book, as `enrol`
@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 
 use devint::auth::{ClientName, EnrolmentRecord, TokenSecret};
 use devint_net::book::BookFile;
-use devint_net::token_file::{read_token_file, token_file_for_client, TOKEN_ENV, TOKEN_FILE_ENV};
+use devint_net::client::{own_token_file, token_file, TokenFileChoice};
+use devint_net::token_file::{read_token_file, TOKEN_ENV, TOKEN_FILE_ENV};
 
 use crate::exit::{CliError, Exit};
 use crate::state::StateDir;
@@ -55,17 +56,19 @@ impl TokenSource {
         if let Some(client) = client {
             return TokenSource::Client {
                 client: client.clone(),
-                file: token_file_for_client(socket, client),
+                file: own_token_file(socket, client),
             };
         }
         if non_empty(TOKEN_ENV).is_some() {
             return TokenSource::Env;
         }
-        if let Some(file) = non_empty(TOKEN_FILE_ENV) {
-            return TokenSource::EnvFile(PathBuf::from(file));
-        }
         let cli = ClientName::parse(CLI_CLIENT).expect("`cli` is a client name");
-        TokenSource::Cli(token_file_for_client(socket, &cli))
+        match token_file(socket, Some(&cli), non_empty(TOKEN_FILE_ENV).as_deref())
+            .expect("a named client always has a token file")
+        {
+            TokenFileChoice::Named(file) => TokenSource::EnvFile(file),
+            TokenFileChoice::Own(file) => TokenSource::Cli(file),
+        }
     }
 
     /// The file, if the token comes from one.
@@ -207,18 +210,46 @@ pub struct Holder {
     pub record: Option<EnrolmentRecord>,
 }
 
-/// The enrolment record of `secret` in the book of `state` (default: `AA_DEVINT_STATE_DIR`,
-/// else `~/.aa`), if this user can read it there. Best effort: `None` when the book is
-/// elsewhere or unreadable.
-pub fn record_of(secret: &TokenSecret, state: Option<&StateDir>) -> Option<EnrolmentRecord> {
+/// What this user's enrolment book says about a token.
+#[derive(Debug, Clone)]
+pub enum Lookup {
+    /// Its record.
+    Enrolled(EnrolmentRecord),
+    /// The book was read and holds no record of it: revoked, never enrolled, or enrolled in
+    /// another state directory's book.
+    Unknown,
+    /// The book could not be read (why, in words): nothing can be said.
+    Unreadable(String),
+}
+
+/// Look `secret` up, by its digest, in the book of `state` (default: `AA_DEVINT_STATE_DIR`,
+/// else `~/.aa`).
+pub fn lookup(secret: &TokenSecret, state: Option<&StateDir>) -> Lookup {
     let resolved;
     let state = match state {
         Some(s) => s,
-        None => {
-            resolved = StateDir::resolve(None).ok()?;
-            &resolved
-        }
+        None => match StateDir::resolve(None) {
+            Ok(s) => {
+                resolved = s;
+                &resolved
+            }
+            Err(e) => return Lookup::Unreadable(e.message),
+        },
     };
-    let book = BookFile::new(state.book()).load().ok()?;
-    book.find(secret).cloned()
+    match BookFile::new(state.book()).load() {
+        Ok(book) => book
+            .find(secret)
+            .cloned()
+            .map_or(Lookup::Unknown, Lookup::Enrolled),
+        Err(e) => Lookup::Unreadable(e.to_string()),
+    }
+}
+
+/// The enrolment record of `secret` in the book of `state`, if this user can read it there.
+/// Best effort: `None` when the book is elsewhere or unreadable.
+pub fn record_of(secret: &TokenSecret, state: Option<&StateDir>) -> Option<EnrolmentRecord> {
+    match lookup(secret, state) {
+        Lookup::Enrolled(record) => Some(record),
+        Lookup::Unknown | Lookup::Unreadable(_) => None,
+    }
 }

@@ -10,7 +10,7 @@ use crate::render;
 
 /// Run `tools`.
 pub async fn run(ctx: &Ctx) -> Result<Exit, CliError> {
-    let mut rs = open(ctx, "tools", Verb::ListTools).await?;
+    let mut rs = open(ctx, "tools", Verb::ListTools, &[]).await?;
     let list = rs
         .client
         .list_tools()

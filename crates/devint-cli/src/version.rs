@@ -6,8 +6,6 @@
 //! and reports the runtime's standing without refusing on it: this is where a person looks
 //! to see why a runtime is refuted.
 
-use std::path::Path;
-
 use devint::negotiate::{LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
 use devint::provenance::BuildIdentity;
 use serde_json::{json, Value};
@@ -15,6 +13,7 @@ use serde_json::{json, Value};
 use crate::connect;
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
+use crate::socket::SocketChoice;
 use crate::standing;
 use crate::words;
 
@@ -55,9 +54,10 @@ fn source_words(token: &str) -> &'static str {
 }
 
 /// Run `devint version`.
-pub async fn run(out: &Out, socket: &Path) -> Result<Exit, CliError> {
+pub async fn run(out: &Out, choice: &SocketChoice) -> Result<Exit, CliError> {
+    let socket = choice.path();
     let client = client_json();
-    let runtime = match connect::negotiate(socket).await {
+    let runtime = match connect::negotiate(choice).await {
         Ok(n) => Some((n.info, standing::explain(&n.standing))),
         Err(e) if e.exit == Exit::NotRunning => None,
         Err(e) => return Err(e),

@@ -183,6 +183,12 @@ fn a_refuted_runtime_names_its_pid_and_the_restart_that_fixes_it() {
         err.contains(&format!("`devint restart --socket {}`", socket.display())),
         "{err}"
     );
+    for line in err.lines() {
+        assert!(
+            !line.trim_start().contains("  "),
+            "one space between words: {line}"
+        );
+    }
 
     // The fix, exactly as named: a working binary at the path, then restart.
     replace_executable(&exe, Path::new(DEVINT), 0o755);

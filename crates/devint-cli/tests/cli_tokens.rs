@@ -280,11 +280,11 @@ fn enrol_refuses_to_overwrite_another_clients_token_file() {
 }
 
 #[test]
-fn the_token_can_come_from_aa_devint_token_or_the_spec_default_file() {
+fn the_token_can_come_from_aa_devint_token_or_the_file_aa_devint_token_file_names() {
     let mut s = Sandbox::new();
     s.serve();
-    // A client that follows spec §7 without configuration reads devint.token beside the
-    // socket: the file of the client named `devint`.
+    // devint.token is nobody's default: it is the own file of a client enrolled as `devint`,
+    // which the command reads only when AA_DEVINT_TOKEN_FILE names it.
     let (code, doc) = s.json(&["enrol", "--client", "devint", "--all-tools"]);
     assert_eq!(code, 0);
     let default = s.run_dir().join("devint.token");

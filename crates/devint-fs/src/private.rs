@@ -77,6 +77,39 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 /// the same directory, written, fsynced, renamed over `path`, then the directory fsynced.
 /// A reader sees the old content or the new, never a mix; a crash leaves one of the two.
 pub fn write_private_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    stage_private(path, bytes)?.commit().map_err(|e| match e {
+        CommitError::NotMoved(e) | CommitError::NotDurable(e) => e,
+    })
+}
+
+/// The new content of a private file, written and fsynced beside it but not yet in place:
+/// [`StagedFile::commit`] renames it over the file; dropping it uncommitted removes it.
+///
+/// It lets a caller put a file's new content on disk first (the step a full disk refuses)
+/// and decide afterwards, once everything else it depends on is committed, whether it
+/// replaces the file.
+#[derive(Debug)]
+pub struct StagedFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    committed: bool,
+}
+
+/// Why [`StagedFile::commit`] failed, and whether the new content is in place.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    /// The rename failed: the file holds its old content (the staged one is removed).
+    #[error("{0}")]
+    NotMoved(io::Error),
+    /// The rename succeeded but the directory could not be fsynced: the file holds the new
+    /// content, which a crash might still undo.
+    #[error("{0}")]
+    NotDurable(io::Error),
+}
+
+/// Write `bytes` to a uniquely named `0600` temp file beside `path` and fsync it; nothing
+/// at `path` changes. On failure nothing is left behind.
+pub fn stage_private(path: &Path, bytes: &[u8]) -> io::Result<StagedFile> {
     let dir = parent_dir(path);
     let name = path
         .file_name()
@@ -97,16 +130,38 @@ pub fn write_private_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .mode(0o600)
         .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(&tmp)?;
-    let result = (|| {
-        // The umask can only clear bits; set the mode exactly anyway.
-        file.set_permissions(fs::Permissions::from_mode(0o600))?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        File::open(&dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let staged = StagedFile {
+        path: path.to_path_buf(),
+        tmp,
+        committed: false,
+    };
+    // The umask can only clear bits; set the mode exactly anyway.
+    file.set_permissions(fs::Permissions::from_mode(0o600))?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(staged)
+}
+
+impl StagedFile {
+    /// The file the staged content is for.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    result
+
+    /// Rename the staged content over the file, then fsync the directory.
+    pub fn commit(mut self) -> Result<(), CommitError> {
+        fs::rename(&self.tmp, &self.path).map_err(CommitError::NotMoved)?;
+        self.committed = true;
+        File::open(parent_dir(&self.path))
+            .and_then(|dir| dir.sync_all())
+            .map_err(CommitError::NotDurable)
+    }
+}
+
+impl Drop for StagedFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! Use the DI-API client: negotiate, read provenance, render a status.
 //!
 //! `cargo run --example client --features test-support` starts an in-process runtime on
-//! `CountingBackend` in a temporary directory, then:
+//! `CountingBackend` in a temporary directory, enrols client `example` with its token in
+//! its own file beside the socket (`example.token`, as `devint enrol --client example`
+//! writes it), then:
 //! 1. connects offering only DI-API version 1, to show a degraded outcome and the verbs it
 //!    makes unavailable;
 //! 2. connects offering the whole window, shows the runtime's provenance (version ≥ 4),
@@ -18,13 +20,17 @@ use devint::testing::CountingBackend;
 use devint::time::UnixSecs;
 use devint::verbs::{StatusView, ToolId};
 use devint_net::book::{BookFile, SharedBook};
-use devint_net::client::{ClientIoError, ClientOptions, DevIntClient};
+use devint_net::client::{load_token, own_token_file, ClientIoError, ClientOptions, DevIntClient};
 use devint_net::server::{unix_now, Server};
+use devint_net::token_file::write_token_file;
 use devint_net::transport::bind_secure;
 
 type Error = Box<dyn std::error::Error>;
 
-async fn use_the_client(socket: &Path, token: TokenSecret) -> Result<(), Error> {
+async fn use_the_client(socket: &Path, client: &ClientName) -> Result<(), Error> {
+    // The token file spec §7's rule names for this client (AA_DEVINT_TOKEN_FILE, else its
+    // own <client_name>.token beside the socket), refused if others can read it.
+    let token = load_token(socket, client)?;
     // 1. An old client: only version 1 on offer.
     let v1_only = ClientOptions {
         versions: vec![1],
@@ -95,7 +101,8 @@ async fn main() -> Result<(), Error> {
     let name = ClientName::parse("example")?;
     let scope = Scope::read_only(ToolScope::All);
     let hour = Duration::from_secs(3600);
-    let (_, token) = book.update(|b| b.issue(name, scope, hour, unix_now()))?;
+    let (_, token) = book.update(|b| b.issue(name.clone(), scope, hour, unix_now()))?;
+    write_token_file(&own_token_file(&socket, &name), &token)?;
     let server = Server::builder(
         Arc::new(SharedBook::open(book)?),
         Arc::new(CountingBackend::default()),
@@ -108,7 +115,7 @@ async fn main() -> Result<(), Error> {
         let _ = stopped.await;
     });
     let using = async {
-        let used = use_the_client(&socket, token).await;
+        let used = use_the_client(&socket, &name).await;
         let _ = stop.send(());
         used
     };

@@ -45,6 +45,7 @@
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use devint::verbs::ToolId;
+//! use devint::auth::ClientName;
 //! use devint_net::client::{load_token, DevIntClient};
 //! use devint_net::transport::SocketDiscovery;
 //!
@@ -55,7 +56,9 @@
 //! if negotiated.is_degraded() {
 //!     eprintln!("{}", negotiated.ack().degraded_reason);
 //! }
-//! let mut client = negotiated.authorize(load_token(&path)?);
+//! // The token file of the client enrolled as `my-extension` (`devint enrol --client
+//! // my-extension …`): my-extension.token beside the socket, or AA_DEVINT_TOKEN_FILE.
+//! let mut client = negotiated.authorize(load_token(&path, &ClientName::parse("my-extension")?)?);
 //! let status = client.status(ToolId::parse("claude-code")?).await?;
 //! println!("{} (verified at {})", status.achieved_level, status.observed_at_unix_secs);
 //! # Ok(()) }

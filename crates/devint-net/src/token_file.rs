@@ -1,21 +1,18 @@
 //! The client's copy of its token (spec §7): a `0600` file holding the 64 hex characters and
-//! a newline, named by `AA_DEVINT_TOKEN_FILE` or `devint.token` beside the socket.
+//! a newline. Which file a client reads is [`crate::client::token_file`]'s rule.
 //!
-//! This is the one file a secret may be written to. Library code never reads the
-//! environment: the caller passes the variable's value to [`token_file_path`].
+//! This is the one file a secret may be written to. It owns reading, writing and staging
+//! that file, never which file it is, and never reads the environment.
 
-use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use devint::auth::{ClientName, TokenSecret, SECRET_HEX_LEN};
+use devint::auth::{TokenSecret, SECRET_HEX_LEN};
 use devint_fs::private::{self as private_fs, Exposure};
 use devint_fs::read::{self, FileKind, Follow, ReadError};
 
 /// The environment variable naming the client's token file.
 pub const TOKEN_FILE_ENV: &str = "AA_DEVINT_TOKEN_FILE";
-/// The default file name, beside the socket.
-pub const DEFAULT_TOKEN_FILE_NAME: &str = "devint.token";
 /// The environment variable holding a token itself (64 lowercase hex characters), for a
 /// client that cannot read a file. Any process of the same user can read another's
 /// environment (`/proc/PID/environ`), so a token here is exactly as private as that.
@@ -69,27 +66,25 @@ pub enum TokenFileError {
     },
 }
 
-/// Where the client's token file is: `env_value` (the value of `AA_DEVINT_TOKEN_FILE`) if set
-/// and non-empty, else `devint.token` in the socket's directory.
-pub fn token_file_path(socket_path: &Path, env_value: Option<&OsStr>) -> PathBuf {
-    match env_value {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => private_fs::parent_dir(socket_path).join(DEFAULT_TOKEN_FILE_NAME),
-    }
-}
-
-/// The token file of the enrolled client named `client`: `<client>.token` in the socket's
-/// directory, where `devint enrol --client NAME` writes it. Each client has its own file,
-/// so enrolling one never overwrites another's; the spec §7 default `devint.token` is the
-/// file of the client named `devint`, which a client that follows spec §7 without
-/// configuration reads.
-pub fn token_file_for_client(socket_path: &Path, client: &ClientName) -> PathBuf {
-    private_fs::parent_dir(socket_path).join(format!("{}.token", client.as_str()))
-}
-
 /// Write the token (64 hex characters and a newline) to `path`: mode `0600`, atomically,
 /// creating the parent directory with mode `0700` if missing.
 pub fn write_token_file(path: &Path, secret: &TokenSecret) -> Result<(), TokenFileError> {
+    stage_token_file(path, secret)?.commit()
+}
+
+/// A token written and fsynced beside its token file, not yet in place
+/// ([`stage_token_file`]); dropped uncommitted, it is removed.
+#[derive(Debug)]
+pub struct StagedTokenFile(private_fs::StagedFile);
+
+/// Write the token to a `0600` temp file beside `path` (creating the directory with mode
+/// `0700` if missing) and fsync it; the token file itself is unchanged until
+/// [`StagedTokenFile::commit`]. So a writer can have the token on disk before it records it
+/// anywhere, and record it before the file a client reads holds it.
+pub fn stage_token_file(
+    path: &Path,
+    secret: &TokenSecret,
+) -> Result<StagedTokenFile, TokenFileError> {
     let io_err = |action, source| TokenFileError::Io {
         action,
         path: path.to_path_buf(),
@@ -100,7 +95,26 @@ pub fn write_token_file(path: &Path, secret: &TokenSecret) -> Result<(), TokenFi
     let mut content = zeroize::Zeroizing::new(String::with_capacity(SECRET_HEX_LEN + 1));
     content.push_str(&secret.expose_secret_hex());
     content.push('\n');
-    private_fs::write_private_atomically(path, content.as_bytes()).map_err(|e| io_err("write", e))
+    private_fs::stage_private(path, content.as_bytes())
+        .map(StagedTokenFile)
+        .map_err(|e| io_err("write", e))
+}
+
+impl StagedTokenFile {
+    /// Put the staged token in place. An error that came after the rename (the directory
+    /// could not be fsynced) still leaves the new token in the file: that is not an error
+    /// a caller could undo, so it is not one.
+    pub fn commit(self) -> Result<(), TokenFileError> {
+        let path = self.0.path().to_path_buf();
+        match self.0.commit() {
+            Ok(()) | Err(private_fs::CommitError::NotDurable(_)) => Ok(()),
+            Err(private_fs::CommitError::NotMoved(source)) => Err(TokenFileError::Io {
+                action: "move into place",
+                path,
+                source,
+            }),
+        }
+    }
 }
 
 /// Read the token from `path`, refusing a file that group or others can read or write, or

@@ -1,12 +1,12 @@
 //! The client's token file (spec §7).
 
-use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use devint::auth::TokenSecret;
-use devint_net::token_file::{read_token_file, token_file_path, write_token_file, TokenFileError};
+use devint::auth::{ClientName, TokenSecret};
+use devint_net::client::load_token;
+use devint_net::token_file::{read_token_file, write_token_file, TokenFileError};
 
 fn mode(path: &Path) -> u32 {
     fs::metadata(path).unwrap().permissions().mode() & 0o7777
@@ -109,18 +109,23 @@ fn a_missing_token_file_is_an_io_error_naming_it() {
 }
 
 #[test]
-fn the_env_value_overrides_the_default_beside_the_socket() {
-    let socket = Path::new("/run/user/1000/devint/devint.sock");
-    assert_eq!(
-        token_file_path(socket, None),
-        Path::new("/run/user/1000/devint/devint.token")
-    );
-    assert_eq!(
-        token_file_path(socket, Some(OsStr::new(""))),
-        Path::new("/run/user/1000/devint/devint.token")
-    );
-    assert_eq!(
-        token_file_path(socket, Some(OsStr::new("/home/u/.config/t"))),
-        Path::new("/home/u/.config/t")
-    );
+fn a_client_library_client_reads_its_own_file_beside_the_socket() {
+    if std::env::var_os(devint_net::token_file::TOKEN_FILE_ENV).is_some_and(|v| !v.is_empty()) {
+        println!("skipped: AA_DEVINT_TOKEN_FILE is set in this environment");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("devint.sock");
+    let vscode = ClientName::parse("vscode").unwrap();
+    let secret = TokenSecret::generate().unwrap();
+    write_token_file(&dir.path().join("vscode.token"), &secret).unwrap();
+    write_token_file(
+        &dir.path().join("devint.token"),
+        &TokenSecret::generate().unwrap(),
+    )
+    .unwrap();
+    let loaded = load_token(&socket, &vscode).unwrap();
+    assert_eq!(loaded.expose_secret_hex(), secret.expose_secret_hex());
+    let other = ClientName::parse("cursor").unwrap();
+    assert!(load_token(&socket, &other).is_err(), "no file of its own");
 }

@@ -11,7 +11,9 @@
 
 use std::path::Path;
 
-use devint_runtime::adapters::{find, render, DenyRule, EditMode, IntegrationIntent, SettingsScope};
+use devint_runtime::adapters::{
+    find, render, DenyRule, EditMode, IntegrationIntent, SettingsScope,
+};
 use serde_json::{json, Map, Value};
 
 /// Everything a policy can ask of a tool, every deny rule kind included.
@@ -22,8 +24,17 @@ fn full_intent(approval: bool) -> IntegrationIntent {
         hook_command: Some("/opt/devint/hook pre-tool-use".into()),
         mcp_deny: vec!["devint-blocked".into()],
         deny: [
-            "shell", "shell:curl", "web_fetch", "web_fetch:example.com", "web_search", "read",
-            "read:~/.ssh/**", "write", "write:/etc/**", "mcp:github", "mcp:github/create_issue",
+            "shell",
+            "shell:curl",
+            "web_fetch",
+            "web_fetch:example.com",
+            "web_search",
+            "read",
+            "read:~/.ssh/**",
+            "write",
+            "write:/etc/**",
+            "mcp:github",
+            "mcp:github/create_issue",
         ]
         .iter()
         .map(|r| DenyRule::parse(r).unwrap())
@@ -62,7 +73,9 @@ fn written(tool: &str, version: &str, approval: bool) -> Value {
 }
 
 fn schema(file: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schemas").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/schemas")
+        .join(file);
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
@@ -83,7 +96,9 @@ fn check_definition(node: &Value, value: &Value, at: &str, problems: &mut Vec<St
         _ => false,
     };
     if !ok {
-        problems.push(format!("{at}: the schema says {kind}, devint writes {value}"));
+        problems.push(format!(
+            "{at}: the schema says {kind}, devint writes {value}"
+        ));
         return;
     }
     if let (Some(items), Some(values)) = (node["items"].as_object(), value.as_array()) {
@@ -96,7 +111,10 @@ fn check_definition(node: &Value, value: &Value, at: &str, problems: &mut Vec<St
     if let (Some(map), "object") = (value.as_object(), kind) {
         for (key, v) in map {
             let child = format!("{at}.{key}");
-            match node["properties"].get(key).or(node.get("additionalProperties")) {
+            match node["properties"]
+                .get(key)
+                .or(node.get("additionalProperties"))
+            {
                 Some(def) if def.is_object() => check_definition(def, v, &child, problems),
                 Some(Value::Bool(true)) => {}
                 _ => problems.push(format!("{child}: the schema has no such key")),
@@ -149,5 +167,7 @@ fn the_definition_check_refuses_what_the_schema_does_not_have() {
     );
     assert_eq!(problems.len(), 2, "{problems:#?}");
     assert!(problems[0].contains("mcp.excluded") || problems[1].contains("mcp.excluded"));
-    assert!(problems.iter().any(|p| p.contains("tools.autoAccept: the schema has no such key")));
+    assert!(problems
+        .iter()
+        .any(|p| p.contains("tools.autoAccept: the schema has no such key")));
 }

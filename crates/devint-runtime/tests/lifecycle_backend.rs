@@ -155,7 +155,11 @@ fn full_cycle_on_a_claude_code_settings_file_ends_byte_identical() {
 
     let preview = c.remove(&rt, None).unwrap();
     assert!(!preview.steps.is_empty());
-    assert_eq!(c.status(&rt).phase, Phase::RemovalPending);
+    assert_eq!(
+        c.status(&rt).phase,
+        Phase::Installed,
+        "a removal preview changes nothing status reports"
+    );
     assert_eq!(
         sb.read_settings().unwrap(),
         text,
@@ -376,17 +380,30 @@ fn an_unparsable_settings_file_is_never_overwritten() {
     sb.write_settings(broken);
     let rt = sb.open();
     let mut c = Client::new(&book(), "ide");
-    let plan = c.plan(&rt, "team");
+    // Said by status, naming the file and the line, and refused by plan before any consent.
+    let status = c.status(&rt);
+    let reason = status.state_reason.unwrap();
     assert!(
-        plan.warnings
-            .iter()
-            .any(|w| w.as_str().contains("does not parse")),
-        "{:?}",
-        plan.warnings
+        reason
+            .as_str()
+            .contains("settings.json does not parse as JSON at line 2"),
+        "{reason}"
     );
-    let e = c.apply(&rt, &plan.plan_id).unwrap_err();
+    assert!(status
+        .state_remediation
+        .unwrap()
+        .as_str()
+        .contains("fix the syntax"));
+    let e = c
+        .plan_with(&rt, plan_args(Profile::Recommended, Some("team")))
+        .unwrap_err();
     assert_eq!(e.code, LIFECYCLE);
-    assert!(e.message.contains("does not parse"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("settings.json does not parse as JSON at line 2"),
+        "{}",
+        e.message
+    );
     assert_eq!(sb.read_settings().unwrap(), broken);
 }
 
@@ -421,6 +438,34 @@ fn a_corrupt_receipt_is_reported_and_never_trusted() {
         installed,
         "nothing was touched on a corrupt receipt"
     );
+}
+
+#[test]
+fn a_removal_plan_never_removes_an_integration_applied_after_its_preview() {
+    let (sb, rt, mut c) = installed();
+    let stale = c.remove(&rt, None).unwrap();
+    c.uninstall(&rt);
+    c.install(&rt, "team");
+    let integrated = sb.read_settings().unwrap();
+    let e = c.remove(&rt, Some(stale.plan_id)).unwrap_err();
+    assert!(
+        e.message
+            .contains("changed since this removal was previewed"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.remediation.contains("preview the removal again"),
+        "{}",
+        e.remediation
+    );
+    assert_eq!(
+        sb.read_settings().unwrap(),
+        integrated,
+        "nothing was removed"
+    );
+    c.uninstall(&rt);
+    assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS);
 }
 
 #[test]

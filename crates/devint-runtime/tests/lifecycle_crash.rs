@@ -14,7 +14,7 @@ use std::process::{Command, ExitStatus};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use devint::verbs::{ApplyMutation, Level, StatusState, VerbCall};
+use devint::verbs::{ApplyMutation, Level, Phase, StatusState, VerbCall};
 use devint_fs::lock::{LockError, TargetLock};
 use devint_runtime::reference::{JournalPoint, JournalStage, ReferenceRuntime};
 use lifecycle_support::*;
@@ -33,9 +33,10 @@ fn child_entry() {
     let at = std::env::var(AT).unwrap_or_default();
     let mut config = config_for(&root);
     let marker = root.clone();
+    let holds = role.starts_with("hold");
     config.journal_observer = Some(Arc::new(move |p: JournalPoint| {
         if p.token() == at {
-            if role_is("hold") {
+            if holds {
                 std::fs::write(marker.join("a-holding"), "").unwrap();
                 wait_for(&marker.join("release"));
             } else {
@@ -55,7 +56,7 @@ fn child_entry() {
             std::fs::write(root.join("b-planned"), "").unwrap();
             c.apply(&rt, &plan.plan_id).unwrap();
         }
-        "remove" => {
+        "remove" | "hold-remove" => {
             c.uninstall(&rt);
         }
         "repair" => {
@@ -63,10 +64,6 @@ fn child_entry() {
         }
         other => panic!("unknown role {other}"),
     }
-}
-
-fn role_is(role: &str) -> bool {
-    std::env::var(ROLE).as_deref() == Ok(role)
 }
 
 /// Waits for a marker file another process writes (bounded, so a broken peer fails the
@@ -232,6 +229,42 @@ fn a_crash_at_every_repair_journal_point_leaves_the_drift_or_the_repair() {
         c.uninstall(&rt);
         assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS, "{stage:?}");
     }
+}
+
+#[test]
+fn a_removal_begun_and_not_finished_is_removal_pending_and_only_then() {
+    let sb = Sandbox::new();
+    sb.write_settings(CLAUDE_SETTINGS);
+    let root = sb.dir.path();
+    let rt = sb.open();
+    let mut c = Client::new(&book(), "ide");
+    c.install(&rt, "team");
+    let preview = c.remove(&rt, None).unwrap();
+    assert!(!preview.steps.is_empty());
+    assert_eq!(
+        c.status(&rt).phase,
+        Phase::Installed,
+        "a preview is not a removal"
+    );
+
+    let mut remover = child(
+        "hold-remove",
+        root,
+        &point("remove", JournalStage::JournalWritten),
+    )
+    .spawn()
+    .unwrap();
+    wait_for(&root.join("a-holding"));
+    // The removal's journal is written and its lock held: it has begun, not finished.
+    assert_eq!(c.status(&rt).phase, Phase::RemovalPending);
+    std::fs::write(root.join("release"), "").unwrap();
+    assert!(remover.wait().unwrap().success(), "the removal completes");
+    let done = c.status(&rt);
+    assert_eq!(
+        (done.phase, done.achieved_level),
+        (Phase::DetectedNotIntegrated, Level::DetectedNotIntegrated)
+    );
+    assert_eq!(sb.read_settings().unwrap(), CLAUDE_SETTINGS);
 }
 
 #[test]

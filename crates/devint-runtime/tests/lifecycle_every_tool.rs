@@ -609,24 +609,28 @@ fn a_yaml_construct_the_editor_does_not_edit_is_named_and_the_file_left_untouche
     let anchored = "base: &model sonnet\nweak-model: *model\n";
     std::fs::write(&s.file, anchored).unwrap();
     let mut c = Client::new(&book(), "ide");
-    let p = plan(&mut c, &s.rt, d.id, wire_scope(settings.scope));
-    assert!(
-        p.warnings
-            .iter()
-            .any(|w| w.as_str().contains("an anchor") && w.as_str().contains("line 1")),
-        "{:?}",
-        p.warnings
-    );
+    // Refused like a file that does not parse, before any consent is asked.
+    let args = PlanArgs {
+        profile: Profile::Strict,
+        requested_level: Level::Integrated,
+        scope: wire_scope(settings.scope),
+        allow_privileged_host_steps: false,
+        policy_profile_id: Some(PolicyProfileId::parse("every").unwrap()),
+    };
     let e = c
         .call(
             &s.rt,
-            VerbCall::Apply {
+            VerbCall::Plan {
                 tool: tool_id(d.id),
-                plan_id: p.plan_id.clone(),
+                args,
             },
         )
         .unwrap_err();
-    assert!(e.message.contains("an anchor"), "{}", e.message);
+    assert!(
+        e.message.contains("an anchor") && e.message.contains("line 1"),
+        "{}",
+        e.message
+    );
     assert_eq!(std::fs::read_to_string(&s.file).unwrap(), anchored);
 }
 

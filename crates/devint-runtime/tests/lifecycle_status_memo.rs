@@ -108,10 +108,14 @@ fn the_clock_is_part_of_the_answer() {
 }
 
 #[test]
-fn a_removal_plan_made_and_consumed_is_seen_by_the_next_status() {
+fn a_removal_previewed_then_executed_is_seen_by_the_next_status() {
     let (_sb, rt, mut c) = verified();
     let preview = c.remove(&rt, None).unwrap();
-    assert_eq!(c.status(&rt).phase, Phase::RemovalPending);
+    assert_eq!(
+        c.status(&rt).phase,
+        Phase::Installed,
+        "a preview is no removal"
+    );
     c.remove(&rt, Some(preview.plan_id)).unwrap();
     assert_eq!(c.status(&rt).phase, Phase::DetectedNotIntegrated);
 }

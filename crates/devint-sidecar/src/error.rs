@@ -294,8 +294,8 @@ impl SidecarError {
 pub fn token_file_error(e: &TokenFileError) -> SidecarError {
     SidecarError::new(ErrorKind::TokenFile, e.to_string()).fix(
         "enrol this client with `devint enrol --client NAME --all-tools --verbs full` (it \
-         writes NAME.token beside the socket), then pass `client: NAME` (or `token_file: \
-         PATH`) to session/open",
+         writes NAME.token beside the socket), then open the session with `client_name: \
+         NAME` (or pass `client: NAME`, or `token_file: PATH`)",
     )
 }
 

@@ -112,8 +112,10 @@ pub enum TokenSource {
     File(PathBuf),
     /// The named client's file beside the socket.
     Client(ClientName),
-    /// `AA_DEVINT_TOKEN_FILE`, else `devint.token` beside the socket (as the CLI).
-    Default,
+    /// Spec §7's rule for the host, the client named by `client_name` (`None` when that is
+    /// no client name): `AA_DEVINT_TOKEN_FILE`, else `<client_name>.token` beside the socket
+    /// ([`devint_net::client::token_file`], as every client we ship).
+    Default(Option<ClientName>),
 }
 
 impl OpenParams {
@@ -145,7 +147,9 @@ impl OpenParams {
             (None, Some(name)) => ClientName::parse(name)
                 .map(TokenSource::Client)
                 .map_err(|e| SidecarError::params(format!("session/open client: {e}"))),
-            (None, None) => Ok(TokenSource::Default),
+            (None, None) => Ok(TokenSource::Default(
+                ClientName::parse(&self.client_name).ok(),
+            )),
         }
     }
 }
@@ -471,7 +475,16 @@ mod tests {
         let mut slashed = base.clone();
         slashed["client"] = json!("../x");
         assert!(open(slashed).token_source().is_err());
-        assert_eq!(open(base).token_source().unwrap(), TokenSource::Default);
+        assert_eq!(
+            open(base).token_source().unwrap(),
+            TokenSource::Default(Some(ClientName::parse("h").unwrap())),
+            "by default, the host's own <client_name>.token"
+        );
+        let unnamed = json!({"client_name": "My IDE", "client_version": "1"});
+        assert_eq!(
+            open(unnamed).token_source().unwrap(),
+            TokenSource::Default(None)
+        );
     }
 
     #[test]

@@ -269,7 +269,7 @@ async fn sidecar_answers(rt: &TestRuntime, ops: &[Op]) -> Vec<Value> {
     let opened = host
         .call(
             "session/open",
-            json!({"client_name": "equivalence", "client_version": "1", "allow_unverified_runtime": true}),
+            json!({"client_name": "h", "client_version": "1", "allow_unverified_runtime": true}),
         )
         .await
         .expect("open");

@@ -226,7 +226,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let opened = host
         .call(
             "session/open",
-            json!({"client_name": "test-host", "client_version": "1"}),
+            json!({"client_name": "h", "client_version": "1"}),
         )
         .await
         .unwrap();
@@ -269,7 +269,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let s = if allow {
         host.call(
             "session/open",
-            json!({"client_name": "test-host", "client_version": "1", "allow_unverified_runtime": true}),
+            json!({"client_name": "h", "client_version": "1", "allow_unverified_runtime": true}),
         )
         .await
         .unwrap()["sessionId"]
@@ -411,6 +411,45 @@ async fn a_named_client_reads_its_token_file_beside_the_socket() {
         .await
         .unwrap();
     assert!(r["token_file"].as_str().unwrap().ends_with("/vscode.token"));
+    rt.stop().await;
+}
+
+#[tokio::test]
+async fn by_default_a_host_reads_its_own_client_name_token_or_the_file_the_variable_names() {
+    let (mut rt, _events) = TestRuntime::scripted().await;
+    let mut host = Host::spawn(rt.options());
+    host.initialize().await;
+    let open = |name: &str| json!({"client_name": name, "client_version": "1"});
+    let e = host.call("session/open", open("vscode")).await.unwrap_err();
+    assert_eq!(kind_exit_deny(&e), ("token_file".into(), 8, Value::Null));
+    assert!(
+        e["message"].as_str().unwrap().contains("/vscode.token"),
+        "{e}"
+    );
+    std::fs::copy(&rt.token_file, rt.dir.path().join("vscode.token")).unwrap();
+    let r = host.call("session/open", open("vscode")).await.unwrap();
+    assert!(r["token_file"].as_str().unwrap().ends_with("/vscode.token"));
+    // A Hello name that is no client name owns no file: the host is told what to pass.
+    let e = host.call("session/open", open("My IDE")).await.unwrap_err();
+    assert!(
+        e["data"]["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("`client`"),
+        "{e}"
+    );
+
+    // AA_DEVINT_TOKEN_FILE names another file, whatever the host's name.
+    let named = rt.dir.path().join("elsewhere.token");
+    std::fs::copy(&rt.token_file, &named).unwrap();
+    let mut options = rt.options();
+    options.environment.token_file = Some(named.clone().into_os_string());
+    let mut host = Host::spawn(options);
+    host.initialize().await;
+    for name in ["vscode", "My IDE"] {
+        let r = host.call("session/open", open(name)).await.unwrap();
+        assert_eq!(r["token_file"], named.display().to_string());
+    }
     rt.stop().await;
 }
 

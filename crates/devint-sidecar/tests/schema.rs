@@ -30,7 +30,7 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     let opened = host
         .call(
             "session/open",
-            json!({"client_name": "schema-host", "client_version": "1", "allow_unverified_runtime": true}),
+            json!({"client_name": "h", "client_version": "1", "allow_unverified_runtime": true}),
         )
         .await
         .unwrap();
@@ -99,13 +99,13 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     // runtime, see protocol.rs) and a degraded one.
     host.call(
         "session/open",
-        json!({"client_name": "schema-host", "client_version": "1", "di_api_versions": [1]}),
+        json!({"client_name": "h", "client_version": "1", "di_api_versions": [1]}),
     )
     .await
     .unwrap();
     host.call(
         "session/open",
-        json!({"client_name": "schema-host", "client_version": "1", "client": "nobody"}),
+        json!({"client_name": "h", "client_version": "1", "client": "nobody"}),
     )
     .await
     .unwrap_err();

@@ -73,9 +73,14 @@ pub fn repair_result(p: &Page, r: &RepairView) -> String {
                 words::level(st.achieved_level)
             );
             if st.achieved_level == devint::verbs::Level::PartiallyIntegrated {
+                let what = if r.repaired.is_empty() {
+                    "devint's settings"
+                } else {
+                    "the restored settings"
+                };
                 let _ = writeln!(
                     out,
-                    "Run `devint verify {}` to read the restored settings back.",
+                    "Run `devint verify {}` to read {what} back.",
                     r.tool_id
                 );
             }

@@ -31,6 +31,11 @@ fn next_step(st: &StatusView) -> Option<String> {
         StatusState::Incompatible | StatusState::Degraded => {
             return Some(format!("devint status {tool}"))
         }
+        // Something to fix before the ladder can be climbed (a settings file that does not
+        // parse): its page says what.
+        StatusState::Ladder if st.state_remediation.is_some() => {
+            return Some(format!("devint status {tool}"))
+        }
         StatusState::Ladder => {}
     }
     if st.phase == Phase::RemovalPending {

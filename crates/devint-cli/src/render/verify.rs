@@ -5,18 +5,26 @@ use std::fmt::Write as _;
 use devint::verbs::{VerificationOutcome, VerificationView};
 
 use super::{evidence, policy, unrecognized};
+use crate::exit::Exit;
 use crate::output::Page;
 use crate::words;
 
-/// A verification.
-pub fn verification(p: &Page, tool: &str, v: &VerificationView) -> String {
+/// A verification, headed by what `exit` (the command's exit code for it) means: a
+/// read-back that found one of devint's settings changed is drift (exit 5), and says so.
+pub fn verification(p: &Page, tool: &str, v: &VerificationView, exit: Exit) -> String {
     let s = &p.s;
-    let headline = format!(
-        "{tool} verification {} at {}",
-        words::verification(v.outcome),
-        words::time(v.verified_at_unix_secs.get())
-    );
+    let at = words::time(v.verified_at_unix_secs.get());
+    let drifted = exit == Exit::Drifted;
+    let headline = if drifted {
+        format!("{tool} is drifted: the verification at {at} read back settings of devint's that changed since apply")
+    } else {
+        format!(
+            "{tool} verification {} at {at}",
+            words::verification(v.outcome)
+        )
+    };
     let mut out = match v.outcome {
+        _ if drifted => s.bad(&headline),
         VerificationOutcome::Passed => s.good(&headline),
         VerificationOutcome::Failed => s.bad(&headline),
         _ => s.warn(&headline),
@@ -40,6 +48,12 @@ pub fn verification(p: &Page, tool: &str, v: &VerificationView) -> String {
         out.push_str(&policy(pv));
     }
     out.push_str(&unrecognized(p, [("", v.unrecognized.as_slice())]));
+    if drifted {
+        let _ = writeln!(
+            out,
+            "\n`devint repair {tool}` restores devint's settings (other settings are left alone)."
+        );
+    }
     let _ = writeln!(
         out,
         "\n`devint status {tool}` shows the level this evidence supports."

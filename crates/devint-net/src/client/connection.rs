@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
-use crate::transport::SocketDiscovery;
+use crate::transport::{DiscoveryError, SocketDiscovery, MAX_SOCKET_PATH_BYTES};
 use devint::auth::TokenSecret;
 use devint::negotiate::{ApiVersion, MAX_SUPPORTED, MIN_SUPPORTED};
 use devint::session::{self, Client, OutgoingRequest, PendingCall};
@@ -138,10 +138,25 @@ impl DevIntClient {
         client_version: &str,
         options: ClientOptions,
     ) -> Result<NegotiatedClient, ClientIoError> {
+        let len = path.as_os_str().len();
+        if len > MAX_SOCKET_PATH_BYTES {
+            return Err(ClientIoError::Discovery(DiscoveryError::TooLong {
+                path: path.into(),
+                len,
+                max: MAX_SOCKET_PATH_BYTES,
+            }));
+        }
         let stream =
             match tokio::time::timeout(options.connect_timeout, UnixStream::connect(path)).await {
                 Err(_) => return Err(ClientIoError::Timeout(Stage::Connect)),
-                Ok(Err(e)) if is_absent(&e) => return Err(ClientIoError::NotRunning(path.into())),
+                Ok(Err(e)) if is_absent(&e) => {
+                    // A connect to a regular file is refused as a dead socket would be: tell
+                    // "nothing listens" from "nothing can listen here".
+                    return Err(match SocketDiscovery::at(path.into()) {
+                        Err(e @ DiscoveryError::NotASocket(_)) => ClientIoError::Discovery(e),
+                        _ => ClientIoError::NotRunning(path.into()),
+                    });
+                }
                 Ok(Err(source)) => {
                     return Err(ClientIoError::Connect {
                         path: path.into(),
@@ -292,13 +307,4 @@ impl AuthorizedClient {
         scoped_events(tool: ToolId, limit: u32, since: UnixSecs) -> ScopedEventList, VerbCall::ScopedEvents { tool, limit, since }, ScopedEvents);
     verb_method!(/// `approval_relay` (v2+).
         approval_relay(tool: ToolId, approval_id: ApprovalId, input: UserInput) -> ApprovalRelayAck, VerbCall::ApprovalRelay { tool, approval_id, input }, ApprovalRelay);
-}
-
-/// Load the client's token for the runtime at `socket_path`: `AA_DEVINT_TOKEN_FILE` if
-/// set and non-empty, else `devint.token` beside the socket, refusing a file readable or
-/// writable by group or others.
-pub fn load_token(socket_path: &Path) -> Result<TokenSecret, ClientIoError> {
-    let env = std::env::var_os(crate::token_file::TOKEN_FILE_ENV);
-    let path = crate::token_file::token_file_path(socket_path, env.as_deref());
-    Ok(crate::token_file::read_token_file(&path)?)
 }

@@ -3,7 +3,8 @@
 //! `DevIntClient::connect` → [`NegotiatedClient`] (versions, degradation, provenance; no
 //! verbs) → `authorize(token)` → [`AuthorizedClient`] (one async method per verb). Every
 //! decision is the sans-IO [`devint::session::Client`]'s; this module owns the socket, the
-//! timeouts (connect, handshake, each call) and the token file loading, the provenance
+//! timeouts (connect, handshake, each call), which token file a client reads and loading it
+//! (`token_rule`: the one rule of spec §7 every client we ship applies), the provenance
 //! standing check every client runs before a verb (`standing`), and what a failure means in
 //! spec §9's exit codes (`ClientIoError::exit`).
 
@@ -13,11 +14,13 @@ mod connection;
 mod error;
 mod exit;
 mod standing;
+mod token_rule;
 
 #[cfg(not(loom))]
-pub use connection::{load_token, AuthorizedClient, ClientOptions, DevIntClient, NegotiatedClient};
+pub use connection::{AuthorizedClient, ClientOptions, DevIntClient, NegotiatedClient};
 pub use error::{ClientIoError, Stage};
 pub use standing::{
     assess_standing, decide, decide_for_verb, standing_reason, Decision, ProvenanceReport,
     RuntimeReport, SCAN_TIMEOUT,
 };
+pub use token_rule::{load_token, own_token_file, token_file, TokenFileChoice};

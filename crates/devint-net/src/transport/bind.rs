@@ -41,8 +41,7 @@ pub enum BindError {
     /// The socket path does not fit `sun_path`.
     #[error(
         "socket path {path} is {len} bytes; a Unix socket path must be at most {max} bytes and \
-         its directory at most {} bytes (the bind stages the socket in a subdirectory): choose \
-         a shorter AA_DEVINT_SOCKET or HOME",
+         its directory at most {} bytes (the bind stages the socket in a subdirectory)",
         .max - .headroom
     )]
     PathTooLong {

@@ -17,7 +17,9 @@ pub const ENV_SOCKET: &str = "AA_DEVINT_SOCKET";
 /// The default socket path relative to `$HOME` (spec §1).
 pub const DEFAULT_SOCKET_UNDER_HOME: &str = ".aa/run/devint.sock";
 
-/// Why no socket path could be worked out.
+/// Why no usable socket path could be worked out. Each message says what is wrong with the
+/// path, never where it came from (a command line, the environment, `HOME`): the caller
+/// knows that, and words the fix.
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoveryError {
     /// Neither `AA_DEVINT_SOCKET` nor `HOME` is set.
@@ -42,11 +44,20 @@ pub enum DiscoveryError {
     #[error("{0} is not valid UTF-8; set it to a plain absolute path")]
     NotUnicode(&'static str),
     /// Something that is not a socket exists at the socket path.
-    #[error(
-        "{0} exists but is not a Unix socket; remove it or point AA_DEVINT_SOCKET at the \
-         runtime's socket"
-    )]
+    #[error("{0} exists but is not a Unix socket, so no runtime can serve there")]
     NotASocket(PathBuf),
+    /// The path does not fit a Unix socket address (`sockaddr_un.sun_path`).
+    #[error(
+        "the socket path {path} is {len} bytes; a Unix socket path can be at most {max} bytes"
+    )]
+    TooLong {
+        /// The path.
+        path: PathBuf,
+        /// Its length in bytes.
+        len: usize,
+        /// The longest a socket path can be.
+        max: usize,
+    },
     /// The socket path could not be examined.
     #[error("cannot examine the devint socket at {path}: {source}")]
     Unreadable {

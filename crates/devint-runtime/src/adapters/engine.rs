@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::descriptor::{
     EditTemplate, Literal, Mechanism, MechanismSupport, PathBase, RuleShape, RuleWriting,
-    SettingsFormat, Strength, ToolDescriptor, ValueTemplate,
+    SettingsFile, SettingsFormat, Strength, ToolDescriptor, ValueTemplate,
 };
 use super::rule::DenyRule;
 use super::vocabulary::{ActionKind, Capability, SettingsScope};
@@ -203,15 +203,7 @@ pub fn render(
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
-    let file = match settings.base {
-        PathBase::Home => home.join(settings.path),
-        PathBase::Absolute => PathBuf::from(settings.path),
-        PathBase::Project => project
-            .ok_or(RenderError::NoProjectDirectory {
-                tool: descriptor.id,
-            })?
-            .join(settings.path),
-    };
+    let file = settings_path(descriptor, settings, home, project)?;
     let mut rendered = RenderedIntegration {
         tool_id: descriptor.id,
         scope,
@@ -276,6 +268,25 @@ impl Where<'_> {
     fn reads(&self, template: &EditTemplate) -> bool {
         template.scopes.contains(self.scope) && template.versions.include(self.version)
     }
+}
+
+/// Where `descriptor`'s settings file `settings` is, for `home` and `project` (explicit, as in
+/// [`render`]); a host-wide file's path is as the tool reads it, before any system root.
+pub fn settings_path(
+    descriptor: &ToolDescriptor,
+    settings: &SettingsFile,
+    home: &Path,
+    project: Option<&Path>,
+) -> Result<PathBuf, RenderError> {
+    Ok(match settings.base {
+        PathBase::Home => home.join(settings.path),
+        PathBase::Absolute => PathBuf::from(settings.path),
+        PathBase::Project => project
+            .ok_or(RenderError::NoProjectDirectory {
+                tool: descriptor.id,
+            })?
+            .join(settings.path),
+    })
 }
 
 fn render_mechanism(

@@ -170,8 +170,8 @@ impl ReferenceRuntime {
         plan: &InstallPlan,
         receipt_path: &Path,
     ) -> Result<Checked, LifecycleError> {
-        let current = Current::read(&plan.target)
-            .map_err(|e| refuse(e.to_string(), "make the settings file readable, then retry"))?;
+        let current =
+            Current::read(&plan.target).map_err(|e| super::unusable::read_refusal(&e, "retry"))?;
         let project = (plan.scope == SettingsScope::Project)
             .then_some(self.config.project_dir.as_deref())
             .flatten();

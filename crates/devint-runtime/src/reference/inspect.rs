@@ -107,7 +107,7 @@ pub fn read_back(
     let text = current.text.as_deref().unwrap_or("");
     let doc = current
         .guarded(receipt.format, || SettingsDoc::parse(receipt.format, text))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| super::unusable::parse_sentence(&e, &current.path).unwrap_or(e.to_string()))?;
     let present = current.text.is_some();
     let keys = receipt
         .keys

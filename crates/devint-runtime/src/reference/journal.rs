@@ -151,6 +151,20 @@ pub fn recover_all(layout: &StateLayout) -> Vec<Result<Recovered, RecoveryError>
     out
 }
 
+/// Whether a removal at the (tool, scope) keyed `tool`, `scope` has begun and not finished:
+/// its journal is on disk (a live removal holds the target's lock; an interrupted one waits
+/// for recovery). This is what the `removal_pending` phase reports; a removal plan that was
+/// only previewed writes nothing and is not one. Read through [`super::reads`], so a
+/// remembered status holds only while the journal reads the same.
+pub fn removal_unfinished(layout: &StateLayout, tool: &str, scope: &str) -> bool {
+    let path = layout.journal(tool, scope);
+    match super::reads::text(&path, Follow::NoFinalSymlink, Limit::STATE) {
+        Ok(Some(text)) => stored::from_json::<Journal>(&text)
+            .is_ok_and(|j| j.operation == JournalOperation::Remove),
+        _ => false,
+    }
+}
+
 fn read(path: &Path) -> Result<Journal, JournalDefect> {
     let text = durable::read_optional(path, Follow::NoFinalSymlink, Limit::STATE)
         .map_err(JournalDefect::Unreadable)?

@@ -17,6 +17,7 @@
 //! | `receipt` | receipts: first originals, withheld keys, integrity digest |
 //! | `stored` | typed state files: core tokens read back by the core's parsers, unknown values a load error naming the field |
 //! | `target` | our keys in one settings file: prepare, repair, restore |
+//! | `unusable` | a settings file that cannot be read, in words naming it, with the fix for that cause |
 //! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
 //! | `events` | the reference event spool and approval queue |
 //! | `summaries` | each tool's `list_tools` entry, remembered while its detection listing stands |
@@ -58,6 +59,7 @@ mod summaries;
 mod sync;
 mod target;
 mod text;
+mod unusable;
 
 pub use config::{
     ApprovalAuthority, EventSource, HostAttestation, JournalOperation, JournalPoint, JournalStage,

@@ -100,12 +100,9 @@ impl ReferenceRuntime {
         let holding = Holding::of(&rendered);
         let keys = target::owned_keys(&rendered)
             .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
-        let current = Current::read(&rendered.file).map_err(|e| {
-            refuse(
-                e.to_string(),
-                "make the settings file readable, then plan again",
-            )
-        })?;
+        let current = Current::read(&rendered.file)
+            .map_err(|e| super::unusable::read_refusal(&e, "plan again"))?;
+        super::unusable::check_parses(&current, target::format_of(rendered.format))?;
         let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
         let landing = target::Landing::of(&rendered.file);
         self.judge_target(descriptor, &rendered, &landing, args, &mut prepared)?;
@@ -242,8 +239,8 @@ impl ReferenceRuntime {
 
     /// The dry run of the edit against the file as it is now. What cannot be written is
     /// reported, never left to fail at apply: an uneditable format (issue 7) blocks the plan
-    /// and lists its mechanisms as unsupported; a file that does not parse blocks it with a
-    /// warning (it is never overwritten).
+    /// and lists its mechanisms as unsupported; an edit the file cannot take blocks it with a
+    /// warning (it is never overwritten). A file that does not parse was refused before.
     fn prepare_plan(
         &self,
         descriptor: &ToolDescriptor,

@@ -13,7 +13,7 @@ use super::sync::Mutex;
 use crate::edit::SettingsFormat;
 use devint::auth::TokenId;
 use devint::time::UnixSecs;
-use devint::verbs::{Level, PlanId, SettingsScope, ToolId};
+use devint::verbs::{Level, PlanId, ReceiptId, SettingsScope, ToolId};
 
 /// The most plans kept; beyond it the oldest expired or consumed (else the oldest) goes.
 pub const PLAN_CAPACITY: usize = 256;
@@ -41,11 +41,12 @@ pub struct InstallPlan {
     pub blocked: Option<String>,
 }
 
-/// A removal plan: the scopes whose integration remove will undo.
+/// A removal plan: the integrations remove will undo, as they were previewed.
 #[derive(Debug, Clone)]
 pub struct RemovalPlan {
-    /// The scopes with a receipt when previewed.
-    pub scopes: Vec<SettingsScope>,
+    /// Each scope with a receipt when previewed, and that receipt's id: an integration
+    /// applied or repaired since has another receipt, and is not removed on this plan's word.
+    pub scopes: Vec<(SettingsScope, ReceiptId)>,
 }
 
 /// What a plan does.
@@ -206,20 +207,15 @@ impl PlanStore {
         Ok(plan.body.clone())
     }
 
-    /// Whether a live install plan exists for `tool`.
+    /// Whether a live install plan exists for `tool` (a removal plan is only a preview: no
+    /// status reports it).
     pub fn pending_install(&self, tool: &ToolId, now: UnixSecs) -> bool {
-        self.pending(tool, now, PlanKind::Install)
-    }
-
-    /// Whether a live removal plan exists for `tool`.
-    pub fn pending_removal(&self, tool: &ToolId, now: UnixSecs) -> bool {
-        self.pending(tool, now, PlanKind::Removal)
-    }
-
-    fn pending(&self, tool: &ToolId, now: UnixSecs, kind: PlanKind) -> bool {
         let plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         plans.iter().any(|p| {
-            &p.tool == tool && !p.consumed && now < p.expires_at && PlanKind::of(&p.body) == kind
+            &p.tool == tool
+                && !p.consumed
+                && now < p.expires_at
+                && PlanKind::of(&p.body) == PlanKind::Install
         })
     }
 

@@ -4,7 +4,8 @@
 //! is left, residuals reported. An untouched file comes back byte-identical.
 //!
 //! It must never overwrite a value the user set on one of our keys, never remove anything
-//! through a corrupt receipt, and never execute a removal plan another token authored.
+//! through a corrupt receipt, never execute a removal plan another token authored, and never
+//! remove an integration applied or repaired after the preview its plan was made from.
 
 use super::config::{JournalOperation as Op, JournalStage as Stage};
 use super::convert::{self, artifact, key_ref};
@@ -56,13 +57,12 @@ impl ReferenceRuntime {
                     scope.token()
                 ))),
                 Ok(receipt) => {
-                    let current = Current::read(&receipt.target).map_err(|e| {
-                        refuse(e.to_string(), "make the settings file readable, then retry")
-                    })?;
+                    let current = Current::read(&receipt.target)
+                        .map_err(|e| super::unusable::read_refusal(&e, "retry"))?;
                     match target::restore(&receipt, &current) {
                         Ok(r) => {
                             self.describe(&receipt, &current, &r, &mut view);
-                            scopes.push(scope);
+                            scopes.push((scope, receipt.receipt_id.clone()));
                         }
                         Err(e) => view.warnings.push(say(format!(
                             "{} scope cannot be removed automatically: {e}",
@@ -105,7 +105,7 @@ impl ReferenceRuntime {
         let tool = auth.tool().as_str();
         let mut view = self.empty_removal(auth, id.clone());
         let mut written = 0usize;
-        for scope in plan.scopes {
+        for (scope, previewed) in plan.scopes {
             let key = self.scope_key(scope);
             let _lock = self.lock(tool, &key)?;
             let receipt_path = self.layout.receipt(tool, &key);
@@ -117,10 +117,24 @@ impl ReferenceRuntime {
                     continue;
                 }
             };
+            if receipt.receipt_id != previewed {
+                let why = format!(
+                    "the {} scope's integration changed since this removal was previewed (applied or repaired again)",
+                    scope.token()
+                );
+                if written == 0 {
+                    return Err(refuse(
+                        why,
+                        "preview the removal again, then remove with the new plan id",
+                    ));
+                }
+                view.warnings
+                    .push(say(format!("{why}; it was not removed: remove again")));
+                break;
+            }
             self.sweep(tool, &key, &receipt.target);
-            let current = Current::read(&receipt.target).map_err(|e| {
-                refuse(e.to_string(), "make the settings file readable, then retry")
-            })?;
+            let current = Current::read(&receipt.target)
+                .map_err(|e| super::unusable::read_refusal(&e, "retry"))?;
             let restoration = target::restore(&receipt, &current).map_err(|e| {
                 refuse(
                     e.to_string(),

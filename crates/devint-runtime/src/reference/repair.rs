@@ -95,7 +95,7 @@ impl ReferenceRuntime {
         };
         self.sweep(tool, &key, &receipt.target);
         let current = Current::read(&receipt.target)
-            .map_err(|e| refuse(e.to_string(), "make the settings file readable, then retry"))?;
+            .map_err(|e| super::unusable::read_refusal(&e, "retry"))?;
         let (text, keys) = match target::repair_text(&receipt, &current) {
             Ok(r) => r,
             Err(e) => {

@@ -52,7 +52,6 @@ impl ReferenceRuntime {
             now,
             pending: Pending {
                 install: self.plans.pending_install(auth.tool(), now),
-                removal: self.plans.pending_removal(auth.tool(), now),
             },
         }
     }
@@ -113,14 +112,24 @@ impl ReferenceRuntime {
         let note = verdicts.iter().find_map(|v| v.note.clone());
         let (state, reason, remediation) = match overriding {
             Some((s, r, m)) => (s, Some(r), Some(m)),
-            // Not found: say where detection looked (a text field; no new wire field).
-            None => (
-                StatusState::Ladder,
-                note.or_else(|| detected.absence.as_deref().map(str::to_owned)),
-                None,
-            ),
+            None => match self.unusable_settings(
+                descriptor,
+                &scopes.iter().map(ScopeState::scope).collect::<Vec<_>>(),
+            ) {
+                // A settings file a plan would be refused on is said now, not at plan time.
+                Some((r, m)) => (StatusState::Ladder, Some(r), Some(m)),
+                // Not found: say where detection looked (a text field; no new wire field).
+                None => (
+                    StatusState::Ladder,
+                    note.or_else(|| detected.absence.as_deref().map(str::to_owned)),
+                    None,
+                ),
+            },
         };
-        let phase = phase(key.pending, scopes, &verdicts, detected.present);
+        let removing = scopes.iter().any(|s| {
+            super::journal::removal_unfinished(&self.layout, tool, &self.scope_key(s.scope()))
+        });
+        let phase = phase(key.pending, removing, scopes, &verdicts, detected.present);
         let planned_level = scopes
             .iter()
             .filter_map(|s| match s {
@@ -333,10 +342,11 @@ impl ReferenceRuntime {
     }
 }
 
-/// The lifecycle phase: a live removal plan, a live install plan, or what the receipts
-/// and their verdicts say.
+/// The lifecycle phase: a removal begun and not finished (`removing`), a live install plan
+/// with nothing installed, or what the receipts and their verdicts say.
 fn phase(
     pending: Pending,
+    removing: bool,
     scopes: &[ScopeState],
     verdicts: &[ScopeVerdict],
     detected: bool,
@@ -349,7 +359,7 @@ fn phase(
         } else {
             Phase::NotInstalled
         }
-    } else if pending.removal {
+    } else if removing {
         Phase::RemovalPending
     } else if verdicts.iter().all(|v| v.overriding.is_none()) {
         Phase::Installed

@@ -12,7 +12,8 @@
 //!   path and identity do; holding it keeps its address from being reused);
 //! - the second it was observed at (evidence freshness and plan expiry are judged to the
 //!   second, and the answer carries that second);
-//! - whether a live install or removal plan exists (the plan store is in memory).
+//! - whether a live install plan exists (the plan store is in memory; a removal plan is not
+//!   part of any status: only a removal begun, whose journal is read like any state file).
 //!
 //! The runtime's configuration is fixed for its lifetime, so it is not part of the key.
 //!
@@ -39,13 +40,11 @@ pub(super) struct StatusKey {
     pub(super) pending: Pending,
 }
 
-/// Whether a live install plan and a live removal plan exist for the tool.
+/// Whether a live install plan exists for the tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Pending {
     /// A live install plan.
     pub(super) install: bool,
-    /// A live removal plan.
-    pub(super) removal: bool,
 }
 
 impl StatusKey {

@@ -13,10 +13,10 @@ use std::path::PathBuf;
 use devint::provenance::Standing;
 use devint::verbs::Verb;
 use devint_net::client::{
-    decide_for_verb, AuthorizedClient, ClientIoError, ClientOptions, Decision, DevIntClient,
-    RuntimeReport,
+    decide_for_verb, own_token_file, token_file, AuthorizedClient, ClientIoError, ClientOptions,
+    Decision, DevIntClient, RuntimeReport,
 };
-use devint_net::token_file::{read_token_file, token_file_for_client, token_file_path};
+use devint_net::token_file::read_token_file;
 use devint_net::transport::{socket_path, SocketDiscovery};
 use serde_json::{json, Value};
 
@@ -160,8 +160,21 @@ pub async fn open(params: OpenParams, options: &Options) -> Result<Opened, Sidec
 
     let token_file = match source {
         TokenSource::File(path) => path,
-        TokenSource::Client(name) => token_file_for_client(&socket, &name),
-        TokenSource::Default => token_file_path(&socket, options.environment.token_file.as_deref()),
+        TokenSource::Client(name) => own_token_file(&socket, &name),
+        TokenSource::Default(name) => token_file(
+            &socket,
+            name.as_ref(),
+            options.environment.token_file.as_deref(),
+        )
+        .map(|choice| choice.path().to_path_buf())
+        .ok_or_else(|| {
+            SidecarError::params(
+                "session/open names no token file: client_name is not an enrolled client's name \
+                 (1 to 64 characters from A-Z a-z 0-9 - _ . @), so there is no \
+                 <client_name>.token beside the socket, and AA_DEVINT_TOKEN_FILE is unset",
+            )
+            .fix("pass `client` (the name given to `devint enrol --client`) or `token_file`")
+        })?,
     };
     let read_from = token_file.clone();
     let token = tokio::task::spawn_blocking(move || read_token_file(&read_from))

@@ -27,8 +27,12 @@ use tokio::task::JoinHandle;
 /// How long any one message may take to arrive before a test fails.
 pub const WAIT: Duration = Duration::from_secs(30);
 
-/// A runtime serving on a private socket, with one enrolled token in `devint.token` beside
-/// the socket (the default place).
+/// The client name the test hosts open their sessions with, and the client the test runtime
+/// enrols: its token file `h.token` beside the socket is a host's default (spec §7).
+pub const HOST: &str = "h";
+
+/// A runtime serving on a private socket, with one token enrolled for client [`HOST`] in
+/// its own file beside the socket (the default place).
 pub struct TestRuntime {
     pub dir: tempfile::TempDir,
     pub socket: PathBuf,
@@ -57,12 +61,12 @@ impl TestRuntime {
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
             .expect("a private directory");
         let socket = dir.path().join("devint.sock");
-        let token_file = dir.path().join("devint.token");
+        let token_file = dir.path().join(format!("{HOST}.token"));
         let book = BookFile::new(dir.path().join("book.json"));
         let (_, secret) = book
             .update(|b| {
                 b.issue(
-                    ClientName::parse("sidecar-test").unwrap(),
+                    ClientName::parse(HOST).unwrap(),
                     scope,
                     Duration::from_secs(3600),
                     unix_now(),
@@ -265,7 +269,7 @@ impl Host {
         let r = self
             .call(
                 "initialize",
-                json!({"client_name": "test-host", "client_version": "1"}),
+                json!({"client_name": "h", "client_version": "1"}),
             )
             .await
             .expect("initialize succeeds");
@@ -278,7 +282,7 @@ impl Host {
         let r = self
             .call(
                 "session/open",
-                json!({"client_name": "test-host", "client_version": "1"}),
+                json!({"client_name": "h", "client_version": "1"}),
             )
             .await
             .unwrap_or_else(|e| panic!("session/open failed: {e}"));
