@@ -4,7 +4,6 @@
 //! `crates/devint-runtime/tests/fuzz_replay.rs`, the sidecar's by
 //! `crates/devint-sidecar/tests/fuzz_replay.rs`; every target is claimed by one of them.
 //! Needs the `fuzzing` feature (`cargo test --workspace --all-features`).
-#![cfg(feature = "fuzzing")]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,6 @@
 //! reference runtime's fuzz targets through their harnesses on stable Rust. The core's
 //! targets are replayed by the root crate's `tests/fuzz_replay.rs`. Needs the `fuzzing`
 //! feature (`cargo test --workspace --all-features`).
-#![cfg(feature = "fuzzing")]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

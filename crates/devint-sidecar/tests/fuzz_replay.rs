@@ -3,7 +3,6 @@
 //! reproducers are regression tests without cargo-fuzz or nightly. The root crate's
 //! `tests/fuzz_replay.rs` leaves this target to this file. Needs the `fuzzing` feature
 //! (`cargo test --workspace --all-features`).
-#![cfg(feature = "fuzzing")]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
