@@ -4,19 +4,27 @@
 //! verbs) → `authorize(token)` → [`AuthorizedClient`] (one async method per verb). Every
 //! decision is the sans-IO [`devint::session::Client`]'s; this module owns the socket, the
 //! timeouts (connect, handshake, each call) and the token file loading, the provenance
-//! standing check every client runs before a verb (`standing`), and what a failure means in
-//! spec §9's exit codes (`ClientIoError::exit`).
+//! standing check every client runs before a verb (`standing`), meeting a runtime that
+//! hands its socket over (`handover`: connect again, wait out an upgrade to this binary),
+//! and what a failure means in spec §9's exit codes and whether a call may be sent again
+//! (`ClientIoError::exit`, `ClientIoError::may_send_again`).
 
 // Under `--cfg loom` tokio has no `net`, so the socket client is left out.
 #[cfg(not(loom))]
 mod connection;
 mod error;
 mod exit;
+#[cfg(not(loom))]
+mod handover;
 mod standing;
 
 #[cfg(not(loom))]
-pub use connection::{load_token, AuthorizedClient, ClientOptions, DevIntClient, NegotiatedClient};
+pub use connection::{
+    load_token, AuthorizedClient, ClientOptions, DevIntClient, NegotiatedClient, VerbAnswer,
+};
 pub use error::{ClientIoError, Stage};
+#[cfg(not(loom))]
+pub use handover::sight_executable;
 pub use standing::{
     assess_standing, decide, decide_for_verb, standing_reason, Decision, ProvenanceReport,
     RuntimeReport, SCAN_TIMEOUT,
