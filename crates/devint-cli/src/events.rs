@@ -6,7 +6,7 @@
 //! the core's type before anything is sent, and the runtime's acknowledgement must echo it.
 
 use devint::time::UnixSecs;
-use devint::verbs::Verb;
+use devint::verbs::{ApprovalRelayAck, ScopedEventList, Verb, VerbCall};
 
 use crate::cli::{ApproveCommand, EventsCommand};
 use crate::connect::{open, Ctx};
@@ -17,11 +17,13 @@ use crate::render;
 /// Run `events`.
 pub async fn events(ctx: &Ctx, cmd: &EventsCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "events", Verb::ScopedEvents, &[]).await?;
-    let list = rs
-        .client
-        .scoped_events(cmd.tool.clone(), cmd.limit, UnixSecs::new(cmd.since))
-        .await
-        .map_err(|e| rs.refused(Verb::ScopedEvents, Some(&cmd.tool), e))?;
+    let list: ScopedEventList = rs
+        .call(VerbCall::ScopedEvents {
+            tool: cmd.tool.clone(),
+            limit: cmd.limit,
+            since: UnixSecs::new(cmd.since),
+        })
+        .await?;
     ctx.out.result("events", Some(&rs.info), &list, |p| {
         render::events(p, cmd.tool.as_str(), cmd.since, &list)
     })?;
@@ -43,16 +45,16 @@ pub async fn approve(ctx: &Ctx, cmd: &ApproveCommand) -> Result<Exit, CliError> 
         "approve",
     )
     .map_err(|e| rs.fail(e))?;
-    let ack = rs
-        .client
-        .approval_relay(cmd.tool.clone(), cmd.id.clone(), cmd.input)
+    let ack: ApprovalRelayAck = rs
+        .call(VerbCall::ApprovalRelay {
+            tool: cmd.tool.clone(),
+            approval_id: cmd.id.clone(),
+            input: cmd.input,
+        })
         .await
-        .map_err(|e| {
-            // An approval the runtime does not hold open (unknown, another tool's, already
-            // answered) is its refusal, never a success.
-            rs.refused(Verb::ApprovalRelay, Some(&cmd.tool), e)
-                .context(&format!("approval {}", cmd.id))
-        })?;
+        // An approval the runtime does not hold open (unknown, another tool's, already
+        // answered) is its refusal, never a success.
+        .map_err(|e| e.context(&format!("approval {}", cmd.id)))?;
     if ack.approval_id != cmd.id || ack.relayed_input != cmd.input {
         return Err(rs.fail(CliError::internal(format!(
             "the runtime acknowledged approval {} ({}), not the {} ({}) that was sent",

@@ -8,8 +8,8 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use devint::verbs::{
-    Evidence, Phase, ReadBackOutcome, StatusState, StatusView, ToolId, ToolSummary, Verb,
-    VerificationOutcome, VerificationView,
+    Evidence, Phase, ReadBackOutcome, StatusState, StatusView, ToolId, ToolList, ToolSummary, Verb,
+    VerbCall, VerificationOutcome, VerificationView,
 };
 use serde_json::json;
 
@@ -47,8 +47,7 @@ pub fn verify_exit(v: &VerificationView) -> Exit {
 
 /// The tool summaries, best effort (a token without `list_tools` still gets a status).
 async fn summaries(rs: &mut RuntimeSession) -> Vec<ToolSummary> {
-    rs.client
-        .list_tools()
+    rs.call::<ToolList>(VerbCall::ListTools)
         .await
         .map(|l| l.tools)
         .unwrap_or_default()
@@ -71,11 +70,7 @@ pub async fn status(ctx: &Ctx, cmd: &StatusCommand) -> Result<Exit, CliError> {
 
 async fn one(ctx: &Ctx, rs: &mut RuntimeSession, tool: &ToolId) -> Result<Exit, CliError> {
     let tools = summaries(rs).await;
-    let view = rs
-        .client
-        .status(tool.clone())
-        .await
-        .map_err(|e| rs.refused(Verb::Status, Some(tool), e))?;
+    let view: StatusView = rs.call(VerbCall::Status { tool: tool.clone() }).await?;
     let summary = tools.iter().find(|t| &t.tool_id == tool);
     ctx.out.result("status", Some(&rs.info), &view, |p| {
         render::status(p, &view, summary)
@@ -94,17 +89,17 @@ fn worth_a_line(tool: &ToolSummary, status: &StatusView) -> bool {
 }
 
 async fn overview(ctx: &Ctx, rs: &mut RuntimeSession, all: bool) -> Result<Exit, CliError> {
-    let tools = rs.client.list_tools().await.map_err(|e| {
-        rs.refused(Verb::ListTools, None, e)
-            .context("the overview needs the runtime's tool list")
-    })?;
+    let tools: ToolList = rs
+        .call(VerbCall::ListTools)
+        .await
+        .map_err(|e| e.context("the overview needs the runtime's tool list"))?;
     let mut shown: Vec<(&ToolSummary, StatusView)> = Vec::new();
     for tool in &tools.tools {
-        let view = rs
-            .client
-            .status(tool.tool_id.clone())
-            .await
-            .map_err(|e| rs.refused(Verb::Status, Some(&tool.tool_id), e))?;
+        let view: StatusView = rs
+            .call(VerbCall::Status {
+                tool: tool.tool_id.clone(),
+            })
+            .await?;
         if all || worth_a_line(tool, &view) {
             shown.push((tool, view));
         }
@@ -129,13 +124,14 @@ async fn overview(ctx: &Ctx, rs: &mut RuntimeSession, all: bool) -> Result<Exit,
 pub async fn verify(ctx: &Ctx, cmd: &ToolCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "verify", Verb::Verify, &[]).await?;
     let show_progress = !ctx.out.json() && !ctx.out.quiet && std::io::stderr().is_terminal();
-    let call = rs.client.verify(cmd.tool.clone());
+    let call = rs.call::<VerificationView>(VerbCall::Verify {
+        tool: cmd.tool.clone(),
+    });
     let view = if show_progress {
         with_progress(&format!("verifying {}", cmd.tool), call).await
     } else {
         call.await
-    };
-    let view = view.map_err(|e| rs.refused(Verb::Verify, Some(&cmd.tool), e))?;
+    }?;
     ctx.out.result("verify", Some(&rs.info), &view, |p| {
         render::verification(p, cmd.tool.as_str(), &view, verify_exit(&view))
     })?;

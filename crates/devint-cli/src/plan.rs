@@ -18,16 +18,18 @@ use crate::consent;
 use crate::exit::{CliError, Exit};
 use crate::plan_stash;
 use crate::render;
-use devint::verbs::Verb;
+use devint::verbs::{Verb, VerbCall};
 
 /// Run `plan`: a dry run that changes nothing, then the command that applies it.
 pub async fn plan(ctx: &Ctx, cmd: &PlanCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "plan", Verb::Plan, &[]).await?;
-    let view = rs
-        .client
-        .plan(cmd.tool.clone(), cmd.shape.args(cmd.scope))
+    let view: PlanView = rs
+        .call(VerbCall::Plan {
+            tool: cmd.tool.clone(),
+            args: cmd.shape.args(cmd.scope),
+        })
         .await
-        .map_err(|e| refused_plan(&rs, cmd.tool.clone(), &cmd.shape, e))?;
+        .map_err(|e| refused_plan(e, &cmd.shape))?;
     if let Err(e) = plan_stash::keep(ctx.socket.path(), rs.client.version().get(), &view) {
         ctx.out.warn(&format!(
             "this plan could not be kept for `devint apply --plan` ({e}); apply it with `devint apply {} --scope {}` instead",
@@ -40,13 +42,7 @@ pub async fn plan(ctx: &Ctx, cmd: &PlanCommand) -> Result<Exit, CliError> {
 }
 
 /// A refused plan, with the closest policy profile id when `--policy` named none.
-fn refused_plan(
-    rs: &RuntimeSession,
-    tool: ToolId,
-    shape: &PlanShape,
-    e: devint_net::client::ClientIoError,
-) -> CliError {
-    let mut error = rs.refused(Verb::Plan, Some(&tool), e);
+fn refused_plan(mut error: CliError, shape: &PlanShape) -> CliError {
     if let Some(id) = &shape.policy {
         error.message.push_str(&crate::profile::suggestion(id));
     }
@@ -90,10 +86,12 @@ async fn plan_to_apply(
     match (&cmd.plan, cmd.scope) {
         (Some(id), _) => recalled(ctx, &cmd.tool, id).map_err(|e| rs.fail(e)),
         (None, Some(scope)) => rs
-            .client
-            .plan(cmd.tool.clone(), cmd.shape.args(scope))
+            .call(VerbCall::Plan {
+                tool: cmd.tool.clone(),
+                args: cmd.shape.args(scope),
+            })
             .await
-            .map_err(|e| refused_plan(rs, cmd.tool.clone(), &cmd.shape, e)),
+            .map_err(|e| refused_plan(e, &cmd.shape)),
         (None, None) => Err(CliError::usage("apply needs --plan ID or --scope SCOPE")),
     }
 }
@@ -149,14 +147,15 @@ pub async fn apply(ctx: &Ctx, cmd: &ApplyCommand) -> Result<Exit, CliError> {
     )
     .map_err(|e| rs.fail(e))?;
     consent_privileged(ctx, &plan).map_err(|e| rs.fail(e))?;
-    let applied = rs
-        .client
-        .apply(cmd.tool.clone(), plan.plan_id.clone())
-        .await
-        .map_err(|e| {
-            rs.refused(Verb::Apply, Some(&cmd.tool), e)
-                .context(&format!("plan {} was not applied", plan.plan_id))
-        })?;
+    let applied: ApplyView = rs
+        .change(
+            VerbCall::Apply {
+                tool: cmd.tool.clone(),
+                plan_id: plan.plan_id.clone(),
+            },
+            &format!("plan {} was not applied", plan.plan_id),
+        )
+        .await?;
     ctx.out.result(
         "apply",
         Some(&rs.info),

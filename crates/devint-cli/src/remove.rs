@@ -5,7 +5,7 @@
 //! consent) and `repair` (the status's drift first, then consent, then the repair). Both
 //! are privileged in the standing table (spec §8).
 
-use devint::verbs::{StatusState, Verb};
+use devint::verbs::{RemovalView, RepairView, StatusState, StatusView, Verb, VerbCall};
 use serde_json::json;
 
 use crate::cli::MutatingCommand;
@@ -19,11 +19,12 @@ use crate::render;
 pub async fn remove(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "remove", Verb::Remove, &[]).await?;
     let tool = &cmd.tool;
-    let preview = rs
-        .client
-        .remove(tool.clone(), None)
-        .await
-        .map_err(|e| rs.refused(Verb::Remove, Some(tool), e))?;
+    let preview: RemovalView = rs
+        .call(VerbCall::Remove {
+            tool: tool.clone(),
+            plan_id: None,
+        })
+        .await?;
     if render::removal_has_work(&preview) {
         ctx.out
             .print(&render::removal_preview(&ctx.out.page(), &preview))?;
@@ -35,14 +36,15 @@ pub async fn remove(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> 
         )
         .map_err(|e| rs.fail(e))?;
     }
-    let removal = rs
-        .client
-        .remove(tool.clone(), Some(preview.plan_id.clone()))
-        .await
-        .map_err(|e| {
-            rs.refused(Verb::Remove, Some(tool), e)
-                .context("nothing was removed")
-        })?;
+    let removal: RemovalView = rs
+        .change(
+            VerbCall::Remove {
+                tool: tool.clone(),
+                plan_id: Some(preview.plan_id.clone()),
+            },
+            "nothing was removed",
+        )
+        .await?;
     ctx.out.result(
         "remove",
         Some(&rs.info),
@@ -62,13 +64,15 @@ pub async fn repair(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> 
     if !cmd.yes || !ctx.out.json() {
         // The preview needs the status; a token without `status` repairs unasked only
         // with --yes.
-        match rs.client.status(tool.clone()).await {
+        match rs
+            .call::<StatusView>(VerbCall::Status { tool: tool.clone() })
+            .await
+        {
             Ok(status) => ctx
                 .out
                 .print(&render::repair_preview(&ctx.out.page(), &status))?,
             Err(e) if !cmd.yes => {
-                return Err(rs
-                    .refused(Verb::Status, Some(tool), e)
+                return Err(e
                     .context("repair shows what drifted before it asks, from the tool's status")
                     .fix(format!(
                         "enrol with `status` in the verbs, or pass --yes to repair {tool} without the preview"
@@ -84,11 +88,7 @@ pub async fn repair(ctx: &Ctx, cmd: &MutatingCommand) -> Result<Exit, CliError> 
         "repair",
     )
     .map_err(|e| rs.fail(e))?;
-    let view = rs
-        .client
-        .repair(tool.clone())
-        .await
-        .map_err(|e| rs.refused(Verb::Repair, Some(tool), e))?;
+    let view: RepairView = rs.call(VerbCall::Repair { tool: tool.clone() }).await?;
     ctx.out.result("repair", Some(&rs.info), &view, |p| {
         render::repair_result(p, &view)
     })?;

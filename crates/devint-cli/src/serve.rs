@@ -238,10 +238,10 @@ pub async fn run(
             HandOverFailed::NotRun(error, back) => {
                 tracing::error!(%error, executable = %exe.display(), "cannot re-execute; serving on with this binary");
                 say(&format!(
-                    "cannot re-execute {} ({error}); still serving with the running binary: fix it, then `devint restart`",
+                    "cannot re-execute {} ({error}); still serving with the running binary, and trying again when that file changes (or on `devint restart`)",
                     exe.display()
                 ));
-                stops.stop_watching();
+                stops.re_exec_failed(exe);
                 bound = back;
             }
             HandOverFailed::Exec(error) => {

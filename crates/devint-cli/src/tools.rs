@@ -2,7 +2,7 @@
 //!
 //! A DI-API client of `list_tools`; it never detects anything itself.
 
-use devint::verbs::Verb;
+use devint::verbs::{ToolList, Verb, VerbCall};
 
 use crate::connect::{open, Ctx};
 use crate::exit::{CliError, Exit};
@@ -11,11 +11,7 @@ use crate::render;
 /// Run `tools`.
 pub async fn run(ctx: &Ctx) -> Result<Exit, CliError> {
     let mut rs = open(ctx, "tools", Verb::ListTools, &[]).await?;
-    let list = rs
-        .client
-        .list_tools()
-        .await
-        .map_err(|e| rs.refused(Verb::ListTools, None, e))?;
+    let list: ToolList = rs.call(VerbCall::ListTools).await?;
     ctx.out.result("tools", Some(&rs.info), &list, |p| {
         render::tools(p, &list.tools)
     })?;

@@ -5,12 +5,16 @@
 //!
 //! This module owns the signals and the executable watch; whether the file at the path is
 //! still the running binary is provenance's one rule (`RuntimeProvenance::executable_present`),
-//! never decided here. It must never close the socket on a hand-over (the transport hands
-//! the listening descriptor to the new executable).
+//! never decided here. The watch re-executes a replacement only once it looks the same at
+//! two looks in a row (an `install` or a copy still writing it is left to finish), and
+//! after a replacement that could not be run it waits for the file at the path to change
+//! again. It must never close the socket on a hand-over (the transport hands the listening
+//! descriptor to the new executable).
 
+use std::path::Path;
 use std::time::Duration;
 
-use devint_net::provenance::RuntimeProvenance;
+use devint_net::provenance::{FileStamp, RuntimeProvenance};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
 use crate::exit::CliError;
@@ -46,9 +50,59 @@ pub struct Stops {
     interrupt: Signal,
     terminate: Signal,
     hangup: Signal,
-    /// Whether to watch the executable: only when it was readable at start, so an
-    /// unreadable path never reads as "replaced" over and over.
-    watch: bool,
+    watch: Watch,
+}
+
+/// What the executable watch knows.
+#[derive(Debug)]
+enum Watch {
+    /// Not watching: the executable's path was unreadable at start, so an unreadable path
+    /// never reads as "replaced" over and over.
+    Off,
+    /// Watching the file at the executable's path.
+    On {
+        /// The file there at the last look, when it was not the running binary (`None`:
+        /// it was, or nothing was there).
+        seen: Option<FileStamp>,
+        /// The replacement a re-execution could not run: not tried again until the file
+        /// at the path changes.
+        failed: Option<FileStamp>,
+    },
+}
+
+impl Watch {
+    /// Start watching.
+    const fn on() -> Watch {
+        Watch::On {
+            seen: None,
+            failed: None,
+        }
+    }
+
+    /// One look at the executable's path: whether the running binary is still `present`
+    /// there, else what is there `now`. True when a replacement is there that looked the
+    /// same at the last look too (nobody is still writing it) and is not the one that could
+    /// not be run.
+    fn look(&mut self, present: bool, now: Option<FileStamp>) -> bool {
+        let Watch::On { seen, failed } = self else {
+            return false;
+        };
+        if present {
+            *seen = None;
+            return false;
+        }
+        let settled = now.is_some() && now == *seen && now != *failed;
+        *seen = now;
+        settled
+    }
+
+    /// A re-execution could not run `replacement`: leave it be until the file changes.
+    fn failed_on(&mut self, replacement: Option<FileStamp>) {
+        if let Watch::On { seen, failed } = self {
+            *failed = replacement;
+            *seen = None;
+        }
+    }
 }
 
 impl Stops {
@@ -62,31 +116,98 @@ impl Stops {
             interrupt: install(SignalKind::interrupt())?,
             terminate: install(SignalKind::terminate())?,
             hangup: install(SignalKind::hangup())?,
-            watch: true,
+            watch: Watch::on(),
         })
     }
 
-    /// Stop watching the executable (it was unreadable at start, or a re-exec of the
-    /// replacement failed: `devint restart` retries by hand).
+    /// Stop watching the executable (its path was unreadable at start).
     pub fn stop_watching(&mut self) {
-        self.watch = false;
+        self.watch = Watch::Off;
+    }
+
+    /// A re-execution of the file now at `path` could not run it: leave that file be until
+    /// it changes (`devint restart` retries by hand).
+    pub fn re_exec_failed(&mut self, path: &Path) {
+        self.watch.failed_on(FileStamp::of(path));
     }
 
     /// Wait for the next reason to stop.
     pub async fn next(&mut self, provenance: &RuntimeProvenance) -> Why {
         let mut tick = tokio::time::interval(WATCH_INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let watching = matches!(self.watch, Watch::On { .. });
         loop {
             tokio::select! {
                 _ = self.interrupt.recv() => return Why::Stop,
                 _ = self.terminate.recv() => return Why::Stop,
                 _ = self.hangup.recv() => return Why::Restart,
-                _ = tick.tick(), if self.watch => {
-                    if !provenance.executable_present() {
+                _ = tick.tick(), if watching => {
+                    let present = provenance.executable_present();
+                    let now = (!present)
+                        .then(|| FileStamp::of(provenance.executable_path()))
+                        .flatten();
+                    if self.watch.look(present, now) {
                         return Why::Replaced;
                     }
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stamp of `path` after writing `text` to it.
+    fn written(path: &Path, text: &str) -> Option<FileStamp> {
+        std::fs::write(path, text).unwrap();
+        FileStamp::of(path)
+    }
+
+    #[test]
+    fn a_replacement_is_re_executed_only_once_it_looks_the_same_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("devint");
+        let mut watch = Watch::on();
+        assert!(!watch.look(true, None));
+        let first = written(&path, "new");
+        assert!(!watch.look(false, first), "seen once");
+        // Still being written: it changed since the last look.
+        let more = written(&path, "new, longer");
+        assert!(!watch.look(false, more));
+        assert!(watch.look(false, more), "unchanged since the last look");
+    }
+
+    #[test]
+    fn nothing_at_the_path_is_never_re_executed() {
+        let mut watch = Watch::on();
+        for _ in 0..3 {
+            assert!(!watch.look(false, None));
+        }
+    }
+
+    #[test]
+    fn a_replacement_that_could_not_run_is_retried_only_once_the_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("devint");
+        let broken = written(&path, "not runnable");
+        let mut watch = Watch::on();
+        watch.failed_on(broken);
+        for _ in 0..3 {
+            assert!(!watch.look(false, broken));
+        }
+        let fixed = written(&path, "runnable now");
+        assert!(!watch.look(false, fixed));
+        assert!(watch.look(false, fixed));
+    }
+
+    #[test]
+    fn a_watch_that_is_off_never_fires() {
+        let dir = tempfile::tempdir().unwrap();
+        let stamp = written(&dir.path().join("devint"), "x");
+        let mut watch = Watch::Off;
+        assert!(!watch.look(false, stamp));
+        assert!(!watch.look(false, stamp));
     }
 }

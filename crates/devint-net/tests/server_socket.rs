@@ -85,14 +85,17 @@ async fn the_connection_limit_closes_the_extra_socket_and_audits_it() {
         }
     })
     .await;
-    // The real client sees a typed close, not a hang.
+    // The real client sees a typed close, not a hang: its `Hello` is refused by the closed
+    // socket, or written and never answered, whichever the race between them gives.
     let refused = guarded(
         "refused connect",
         DevIntClient::connect(&rt.socket, "extra", "0"),
     )
     .await;
     assert!(
-        matches!(refused, Err(ClientIoError::ClosedMidCall)),
+        refused
+            .as_ref()
+            .is_err_and(ClientIoError::is_closed_before_answer),
         "{:?}",
         refused.err()
     );
@@ -414,6 +417,52 @@ async fn graceful_shutdown_finishes_the_in_flight_request_and_removes_the_socket
         after.err()
     );
     drop(rt.dir);
+}
+
+/// At a stop (and a hand-over of the socket, which drains the same way) every request a
+/// client wrote before it is answered, even one still unread on the socket then, and a
+/// request written after it is refused by the client's own kernel: the client can always
+/// tell "never received" from "received".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_answers_every_request_written_before_it_and_refuses_writes_after_it() {
+    let (gate, backend) = gated_codex();
+    let mut rt = start(
+        backend,
+        Limits {
+            // One call in flight per connection: the second request stays on the socket,
+            // unread, while the first is held at the gate.
+            max_in_flight: 1,
+            ..limits()
+        },
+    );
+    let mut pipelined = rt.raw_negotiated().await;
+    pipelined
+        .send(&[
+            request(&status_of("codex"), 1, &rt.token),
+            request(&status_of("claude-code"), 2, &rt.token),
+        ])
+        .await;
+    wait_until("the first call is running", || gate.entered() == 1).await;
+    let mut idle = rt.negotiate().await.authorize(rt.secret());
+    let _ = rt.stop.take().unwrap().send(());
+    // The idle connection is shut and closed; the one with a call in flight stays.
+    wait_until("the idle connection closed", || {
+        rt.server.open_connections() == 1
+    })
+    .await;
+    let refused = guarded("a request after the stop", idle.status(tool("codex"))).await;
+    assert!(
+        matches!(refused, Err(ClientIoError::ClosedBeforeSending)),
+        "{:?}",
+        refused
+    );
+    gate.release();
+    let answers = pipelined.until_closed().await;
+    let ids: Vec<u64> = answers.iter().map(answered_id).collect();
+    assert_eq!(ids, [1, 2], "{answers:?}");
+    guarded("serve returns", rt.task.take().unwrap())
+        .await
+        .unwrap();
 }
 
 /// The accept loop is a task of its own: dropping the `serve` future (here, aborting the

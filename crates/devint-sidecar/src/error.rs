@@ -275,6 +275,7 @@ impl SidecarError {
             | ClientIoError::Connect { .. }
             | ClientIoError::Timeout(_)
             | ClientIoError::ClosedMidCall
+            | ClientIoError::ClosedBeforeSending
             | ClientIoError::Frame(_)
             | ClientIoError::Io(_) => SidecarError::new(
                 ErrorKind::ConnectionLost,

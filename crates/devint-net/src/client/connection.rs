@@ -86,7 +86,7 @@ impl FramedStream {
 
     async fn write_frame(&mut self, bytes: &[u8]) -> Result<(), ClientIoError> {
         // spec[S2-SINGLE-WRITE] §2: the whole frame in one write.
-        self.stream.write_all(bytes).await.map_err(closed_or_io)?;
+        self.stream.write_all(bytes).await.map_err(unsent_or_io)?;
         Ok(())
     }
 
@@ -189,6 +189,19 @@ impl DevIntClient {
     }
 }
 
+/// A write the OS refused because the peer had closed the connection, or had stopped
+/// reading it (a runtime handing its socket over shuts each connection for reading, so a
+/// write after that fails at once, `EPIPE`): the frame never reached the runtime. A frame
+/// partly written before that is never read whole, so never acted on either.
+fn unsent_or_io(e: std::io::Error) -> ClientIoError {
+    match e.kind() {
+        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe => {
+            ClientIoError::ClosedBeforeSending
+        }
+        _ => ClientIoError::Io(e),
+    }
+}
+
 /// A peer that went away (reset, broken pipe) is the same typed error as a clean close,
 /// whichever of the two the OS happens to report.
 fn closed_or_io(e: std::io::Error) -> ClientIoError {
@@ -244,18 +257,46 @@ impl NegotiatedClient {
     }
 }
 
+/// A verb's view, as [`AuthorizedClient::call_for`] returns it: the answer of one verb.
+pub trait VerbAnswer: Sized {
+    /// The view `result` holds, or a protocol error naming what came instead.
+    fn from_result(result: VerbResult) -> Result<Self, ClientIoError>;
+}
+
+macro_rules! verb_answer {
+    ($($view:ty => $variant:ident),* $(,)?) => {$(
+        impl VerbAnswer for $view {
+            fn from_result(result: VerbResult) -> Result<Self, ClientIoError> {
+                match result {
+                    VerbResult::$variant(view) => Ok(view),
+                    other => Err(ClientIoError::Session(session::ClientError::Protocol(format!(
+                        "expected a {} view, got {}",
+                        stringify!($variant),
+                        other.verb()
+                    )))),
+                }
+            }
+        }
+    )*};
+}
+
+verb_answer! {
+    ToolList => ListTools,
+    PlanView => Plan,
+    ApplyView => Apply,
+    StatusView => Status,
+    VerificationView => Verify,
+    RepairView => Repair,
+    RemovalView => Remove,
+    ScopedEventList => ScopedEvents,
+    ApprovalRelayAck => ApprovalRelay,
+}
+
 macro_rules! verb_method {
-    ($(#[$doc:meta])* $name:ident ( $($arg:ident : $ty:ty),* ) -> $view:ty, $call:expr, $variant:ident) => {
+    ($(#[$doc:meta])* $name:ident ( $($arg:ident : $ty:ty),* ) -> $view:ty, $call:expr) => {
         $(#[$doc])*
         pub async fn $name(&mut self, $($arg: $ty),*) -> Result<$view, ClientIoError> {
-            match self.call($call).await? {
-                VerbResult::$variant(view) => Ok(view),
-                other => Err(ClientIoError::Session(session::ClientError::Protocol(format!(
-                    "expected a {} view, got {}",
-                    stringify!($variant),
-                    other.verb()
-                )))),
-            }
+            self.call_for($call).await
         }
     };
 }
@@ -289,22 +330,27 @@ impl AuthorizedClient {
         Ok(self.core.on_frame(pending, frame)?)
     }
 
+    /// [`AuthorizedClient::call`], read as the view `A` of the call's verb.
+    pub async fn call_for<A: VerbAnswer>(&mut self, call: VerbCall) -> Result<A, ClientIoError> {
+        A::from_result(self.call(call).await?)
+    }
+
     verb_method!(/// `list_tools`.
-        list_tools() -> ToolList, VerbCall::ListTools, ListTools);
+        list_tools() -> ToolList, VerbCall::ListTools);
     verb_method!(/// `plan`.
-        plan(tool: ToolId, args: PlanArgs) -> PlanView, VerbCall::Plan { tool, args }, Plan);
+        plan(tool: ToolId, args: PlanArgs) -> PlanView, VerbCall::Plan { tool, args });
     verb_method!(/// `apply`.
-        apply(tool: ToolId, plan_id: PlanId) -> ApplyView, VerbCall::Apply { tool, plan_id }, Apply);
+        apply(tool: ToolId, plan_id: PlanId) -> ApplyView, VerbCall::Apply { tool, plan_id });
     verb_method!(/// `status`.
-        status(tool: ToolId) -> StatusView, VerbCall::Status { tool }, Status);
+        status(tool: ToolId) -> StatusView, VerbCall::Status { tool });
     verb_method!(/// `verify`.
-        verify(tool: ToolId) -> VerificationView, VerbCall::Verify { tool }, Verify);
+        verify(tool: ToolId) -> VerificationView, VerbCall::Verify { tool });
     verb_method!(/// `repair`.
-        repair(tool: ToolId) -> RepairView, VerbCall::Repair { tool }, Repair);
+        repair(tool: ToolId) -> RepairView, VerbCall::Repair { tool });
     verb_method!(/// `remove` (no plan id: preview a removal plan).
-        remove(tool: ToolId, plan_id: Option<PlanId>) -> RemovalView, VerbCall::Remove { tool, plan_id }, Remove);
+        remove(tool: ToolId, plan_id: Option<PlanId>) -> RemovalView, VerbCall::Remove { tool, plan_id });
     verb_method!(/// `scoped_events` (v2+).
-        scoped_events(tool: ToolId, limit: u32, since: UnixSecs) -> ScopedEventList, VerbCall::ScopedEvents { tool, limit, since }, ScopedEvents);
+        scoped_events(tool: ToolId, limit: u32, since: UnixSecs) -> ScopedEventList, VerbCall::ScopedEvents { tool, limit, since });
     verb_method!(/// `approval_relay` (v2+).
-        approval_relay(tool: ToolId, approval_id: ApprovalId, input: UserInput) -> ApprovalRelayAck, VerbCall::ApprovalRelay { tool, approval_id, input }, ApprovalRelay);
+        approval_relay(tool: ToolId, approval_id: ApprovalId, input: UserInput) -> ApprovalRelayAck, VerbCall::ApprovalRelay { tool, approval_id, input });
 }

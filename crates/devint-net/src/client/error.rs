@@ -39,9 +39,14 @@ pub enum ClientIoError {
     /// A step took too long.
     #[error("timed out during {0:?}")]
     Timeout(Stage),
-    /// The runtime closed the connection before answering.
+    /// The runtime closed the connection before answering: what was sent may have been
+    /// received (see [`ClientIoError::may_send_again`]).
     #[error("the runtime closed the connection before answering")]
     ClosedMidCall,
+    /// The runtime had closed the connection (or stopped reading it, as it does when it
+    /// hands its socket over) before the frame could be written: it was never received.
+    #[error("the runtime closed the connection before the request could be sent")]
+    ClosedBeforeSending,
     /// The runtime sent a frame that could not be read (e.g. over the 1 MiB bound).
     #[error("the runtime sent an unreadable frame: {0}")]
     Frame(#[from] FrameError),

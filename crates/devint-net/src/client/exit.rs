@@ -7,6 +7,7 @@
 
 use devint::exit::Exit;
 use devint::session::ClientError;
+use devint::verbs::{Verb, VerbSet};
 use devint::wire::pb::DenyCode;
 
 use super::error::ClientIoError;
@@ -33,6 +34,7 @@ impl ClientIoError {
             ClientIoError::Connect { .. }
             | ClientIoError::Timeout(_)
             | ClientIoError::ClosedMidCall
+            | ClientIoError::ClosedBeforeSending
             | ClientIoError::Frame(_)
             | ClientIoError::Encode(_)
             | ClientIoError::Io(_) => Exit::Internal,
@@ -54,6 +56,7 @@ impl ClientIoError {
         match self {
             ClientIoError::Timeout(_)
             | ClientIoError::ClosedMidCall
+            | ClientIoError::ClosedBeforeSending
             | ClientIoError::Frame(_)
             | ClientIoError::Io(_)
             | ClientIoError::Connect { .. }
@@ -69,6 +72,29 @@ impl ClientIoError {
             ClientIoError::Session(ClientError::Response(_)) => false,
             // A session failure not classified here: do not reuse the connection on a guess.
             ClientIoError::Session(_) => true,
+        }
+    }
+
+    /// Whether the connection closed before the runtime answered (a runtime stopping, or
+    /// handing its socket over to its next executable, closes each connection once it has
+    /// answered what it read).
+    pub fn is_closed_before_answer(&self) -> bool {
+        matches!(
+            self,
+            ClientIoError::ClosedMidCall | ClientIoError::ClosedBeforeSending
+        )
+    }
+
+    /// Whether a call of `verb` that failed with this error may be sent once more, on a new
+    /// connection: a request that was never written may always be (the runtime never
+    /// received it); one that was written and met a closed connection only when `verb` is
+    /// read-only (spec §7's `read_only` set: asking again changes nothing), never a change
+    /// that may have been made.
+    pub fn may_send_again(&self, verb: Verb) -> bool {
+        match self {
+            ClientIoError::ClosedBeforeSending => true,
+            ClientIoError::ClosedMidCall => VerbSet::read_only().contains(verb),
+            _ => false,
         }
     }
 }
@@ -116,5 +142,39 @@ mod tests {
         assert!(ClientIoError::Timeout(Stage::Call).is_connection_lost());
         assert!(!denied(DenyCode::LifecycleError).is_connection_lost());
         assert_eq!(lost.deny_code(), None);
+        assert!(ClientIoError::ClosedBeforeSending.is_connection_lost());
+    }
+
+    #[test]
+    fn a_request_never_written_may_be_sent_again_whatever_its_verb() {
+        for verb in Verb::ALL {
+            assert!(
+                ClientIoError::ClosedBeforeSending.may_send_again(verb),
+                "{verb}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_request_written_before_the_close_is_sent_again_only_when_read_only() {
+        let again: Vec<Verb> = Verb::ALL
+            .into_iter()
+            .filter(|v| ClientIoError::ClosedMidCall.may_send_again(*v))
+            .collect();
+        assert_eq!(
+            again,
+            [
+                Verb::ListTools,
+                Verb::Status,
+                Verb::Verify,
+                Verb::ScopedEvents
+            ]
+        );
+        for other in [
+            ClientIoError::Timeout(Stage::Call),
+            denied(DenyCode::LifecycleError),
+        ] {
+            assert!(!other.may_send_again(Verb::Status), "{other:?}");
+        }
     }
 }

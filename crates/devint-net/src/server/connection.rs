@@ -34,6 +34,12 @@
 //! requests waiting cannot keep the other connections on that worker waiting (not after a
 //! call in `block_in_place`, whose worker's other tasks have moved on already).
 //!
+//! When the server stops or hands its socket over, each connection is shut for reading:
+//! everything its client wrote until then is still read and answered, and a write after
+//! that fails in the client's own kernel, so a client always knows whether a request it
+//! sent was received (`ClientIoError::ClosedBeforeSending` says it was not). A connection
+//! is never closed with a request it read left unanswered (short of the shutdown grace).
+//!
 //! This task makes no protocol decision: every decision is the session core's
 //! ([`AnyConnection`]). It must never block a worker: a call that may block runs here only
 //! inside `block_in_place`, never bare.
@@ -342,12 +348,26 @@ impl Task {
                 }
                 () = &mut stopped, if !stopping => {
                     stopping = true;
-                    self.reading = false;
+                    self.stop_taking_requests();
                 }
             }
         }
         // Dropping the stream closes it: the peer reads the end of the stream (a
         // `shutdown` first would only add a system call to every connection).
+    }
+
+    /// The server is stopping or handing its socket over: shut the connection for
+    /// reading. Whatever the client wrote before is still read and answered (the reads go
+    /// on until the end of the stream the shutdown makes); a write after it fails in the
+    /// client's own kernel (`EPIPE`), so the client knows that request was never received
+    /// and may send it again on a new connection, to the next executable. Without the
+    /// shutdown, a request written after the last read would be dropped unanswered, and
+    /// the client could not tell whether it had been carried out.
+    fn stop_taking_requests(&mut self) {
+        if let Err(error) = rustix::net::shutdown(&self.stream, rustix::net::Shutdown::Read) {
+            tracing::debug!(%error, "could not shut the connection for reading; closing it");
+            self.reading = false;
+        }
     }
 
     /// Act on one step of the session core.

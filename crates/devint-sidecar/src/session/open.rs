@@ -112,7 +112,9 @@ pub async fn open(params: OpenParams, options: &Options) -> Result<Opened, Sidec
         versions,
         ..options.client.clone()
     };
-    let negotiated = DevIntClient::connect_with(
+    // Through a hand-over of the runtime's socket, as the `devint` command connects: a
+    // runtime being upgraded to this binary is asked again, never judged mid-upgrade.
+    let negotiated = DevIntClient::connect_through_handover(
         &socket,
         &params.client_name,
         &params.client_version,
