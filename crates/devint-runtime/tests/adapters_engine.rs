@@ -189,7 +189,13 @@ fn codex_reports_proxy_and_mcp_as_unsupported_at_plan_time() {
         .iter()
         .find(|x| x.capability == Capability::Hooks)
         .unwrap();
-    assert!(matches!(&hooks.outcome, MechanismOutcome::Adapted { how } if how.contains("notify")));
+    // A PreToolUse hook Codex runs only once the user trusts it: adapted, and the plan says so.
+    assert!(matches!(&hooks.outcome, MechanismOutcome::Adapted { how } if how.contains("/hooks")));
+    assert!(
+        r.warnings.iter().any(|w| w.contains("/hooks")),
+        "{:?}",
+        r.warnings
+    );
     // Codex has no deny list key: the deny rule is reported, never silently dropped.
     assert_eq!(
         r.rules.iter().map(|x| &x.outcome).collect::<Vec<_>>(),
@@ -267,6 +273,38 @@ fn claude_code_managed_scope_uses_the_managed_file() {
         .find(|x| x.capability == Capability::ManagedSettings)
         .unwrap();
     assert_eq!(managed.outcome, MechanismOutcome::Native);
+}
+
+#[test]
+fn codex_gets_its_hook_inline_only_from_the_release_that_reads_it_there() {
+    let at = |version: &str| {
+        let version = semver::Version::parse(version).unwrap();
+        render(
+            find("codex").unwrap(),
+            &full_intent(),
+            SettingsScope::User,
+            Path::new(HOME),
+            None,
+            Some(&version),
+        )
+        .unwrap()
+    };
+    let hook_paths = |r: &RenderedIntegration| -> Vec<Vec<String>> {
+        r.edits
+            .iter()
+            .filter(|e| e.capability == Capability::Hooks)
+            .map(|e| e.path.clone())
+            .collect()
+    };
+    assert_eq!(
+        hook_paths(&at("0.124.0")),
+        vec![vec!["hooks".to_owned(), "PreToolUse".to_owned()]]
+    );
+    // Before 0.124 Codex reads no hooks in config.toml: nothing is written, and the plan
+    // says the hook cannot be installed rather than writing a post-turn notify program.
+    let old = at("0.123.0");
+    assert!(hook_paths(&old).is_empty());
+    assert!(old.unsupported().any(|(c, _)| c == Capability::Hooks));
 }
 
 #[test]
@@ -516,8 +554,7 @@ fn every_list_valued_edit_appends_and_never_replaces_a_users_list() {
                         | ActionKind::ConfigureMcpServers
                         | ActionKind::WriteManagedSettings
                 );
-            // Codex notify is an argv, not a list of entries: the only replaced array.
-            if is_deny_or_hook_list && e.path != ["notify"].map(String::from) {
+            if is_deny_or_hook_list {
                 assert_eq!(e.mode, EditMode::AppendToList, "{} {:?}", tool.id, e.path);
             }
         }
