@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use devint::verbs::Sentence;
 use devint_runtime::adapters::descriptor::{
     Mechanism, MechanismSupport, SettingsFile, ToolDescriptor,
 };
@@ -424,6 +425,27 @@ fn opencode_shell_rules_become_its_own_bash_patterns_never_claude_syntax() {
         "{:?}",
         r.edits
     );
+}
+
+#[test]
+fn every_sentence_a_plan_takes_from_a_descriptor_fits_a_plan_line_whole() {
+    // Plans carry these as `Sentence`s, which cut longer text short with an ellipsis.
+    for tool in all() {
+        let reasons = Mechanism::ALL
+            .iter()
+            .filter_map(|m| match tool.mechanisms.get(*m) {
+                MechanismSupport::Unsupported { reason } => Some(*reason),
+                _ => None,
+            });
+        for text in tool.warnings.iter().map(|w| w.text).chain(reasons) {
+            assert!(
+                text.chars().count() <= Sentence::MAX_CHARS,
+                "{}: {} characters: {text}",
+                tool.id,
+                text.chars().count()
+            );
+        }
+    }
 }
 
 #[test]
