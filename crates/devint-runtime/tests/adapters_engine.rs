@@ -449,6 +449,35 @@ fn every_sentence_a_plan_takes_from_a_descriptor_fits_a_plan_line_whole() {
 }
 
 #[test]
+fn opencode_denies_an_mcp_server_by_its_tools_names() {
+    let r = render_at("opencode", SettingsScope::User);
+    assert_eq!(
+        r.file,
+        Path::new(HOME).join(".config/opencode/opencode.jsonc")
+    );
+    // OpenCode names an MCP tool `<server>_<tool>`: a `<server>_*` permission rule keeps
+    // every tool of the server from being offered.
+    for server in ["exfil", "shell-anywhere"] {
+        let key = ["permission".to_owned(), format!("{server}_*")];
+        let e = r
+            .edits
+            .iter()
+            .find(|e| e.path == key)
+            .unwrap_or_else(|| panic!("{server}: {:?}", r.edits));
+        assert_eq!(e.value, json!("deny"));
+        assert_eq!(e.capability, Capability::McpGovernance);
+    }
+    let mcp = r
+        .reports
+        .iter()
+        .find(|x| x.capability == Capability::McpGovernance)
+        .unwrap();
+    assert!(
+        matches!(&mcp.outcome, MechanismOutcome::Adapted { how } if how.contains("<server>_*"))
+    );
+}
+
+#[test]
 fn a_scope_without_a_settings_file_is_an_error_naming_the_scopes_that_exist() {
     let err = render_with(
         find("goose").unwrap(),
