@@ -50,9 +50,9 @@ def free_port() -> int:
 # {proxy}, {hook}, {blocked_mcp}, {allowed_mcp}. The hook is a script in each sandbox that
 # logs what the tool gave it.
 VALUES = {
-    # A port free when the run starts: runs side by side never share a gateway.
+    # Ports free when the run starts: runs side by side never share a gateway or a proxy.
     "gateway": f"http://127.0.0.1:{free_port()}/devint-gateway",
-    "proxy": "http://127.0.0.1:3128",
+    "proxy": f"http://127.0.0.1:{free_port()}",
     "hook": "devint-conformance-hook",
     "blocked_mcp": "devint-blocked",
     "allowed_mcp": "devint-allowed",
@@ -336,8 +336,12 @@ class Runtime:
             time.sleep(0.1)
         else:
             raise RuntimeError("devint serve did not start in 30 s")
-        profiles = self.state / "devint" / "runtime" / "profiles"
-        profiles.mkdir(parents=True, exist_ok=True)
+        # The runtime refuses a state directory others can read: a level made here before
+        # `devint serve` made it is made private, as the runtime makes its own.
+        profiles = self.state
+        for part in ("", "devint", "runtime", "profiles"):
+            profiles = profiles / part
+            profiles.mkdir(mode=0o700, exist_ok=True)
         self.hook = sandbox / "bin" / VALUES["hook"]
         self.hook.parent.mkdir()
         self.hook.write_text(HOOK_SCRIPT)
@@ -386,6 +390,7 @@ def judge(tool: Tool, home: Path, project: Path, bindir: Path, depth: str = "ful
         "JUDGE_DEPTH": depth,
         "HOME": str(home),
         "GATEWAY": VALUES["gateway"],
+        "PROXY": VALUES["proxy"],
         "HOOK_LOG": str(home.parent / "bin" / "hook.log"),
         "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
         "TOOL_BIN": str(bindir / tool.entry["bin"]),

@@ -6,7 +6,8 @@ usage: fake_model.py KIND GATEWAY_URL LOG [TOOL ARGS_JSON]
 KIND is the wire format the tool speaks to its gateway: `anthropic` (Messages, SSE),
 `openai-responses` (Responses, SSE), `openai-chat` (Chat Completions, SSE). Every request is
 logged as `GATEWAY-HIT <method> <path>` in LOG: a request here proves the tool sends its model
-traffic to the gateway devint configured. When TOOL is given and the request offers a tool of
+traffic to the gateway devint configured; a request that offers tools is followed by
+`GATEWAY-TOOLS <name>,<name>…` (which tools, MCP servers' included, the model was offered). When TOOL is given and the request offers a tool of
 that name, the first answer asks for it with ARGS_JSON (e.g. a `curl` command, to see the
 tool's deny rules and the policy's hook act); after the tool's result it answers with text.
 Listens on loopback only; never forwards anything.
@@ -53,6 +54,8 @@ class Handler(BaseHTTPRequestHandler):
             req = json.loads(raw)
         except ValueError:
             req = {}
+        if offered(req):
+            log("GATEWAY-TOOLS " + ",".join(offered(req)))
         text = raw.decode("utf8", "replace")
         answered = any(k in text for k in ("tool_result", "function_call_output", '"role": "tool"', '"role":"tool"'))
         call = TOOL is not None and not answered and TOOL in offered(req)

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use devint::verbs::Sentence;
 use devint_runtime::adapters::descriptor::{
     Mechanism, MechanismSupport, SettingsFile, ToolDescriptor,
 };
@@ -189,7 +190,13 @@ fn codex_reports_proxy_and_mcp_as_unsupported_at_plan_time() {
         .iter()
         .find(|x| x.capability == Capability::Hooks)
         .unwrap();
-    assert!(matches!(&hooks.outcome, MechanismOutcome::Adapted { how } if how.contains("notify")));
+    // A PreToolUse hook Codex runs only once the user trusts it: adapted, and the plan says so.
+    assert!(matches!(&hooks.outcome, MechanismOutcome::Adapted { how } if how.contains("/hooks")));
+    assert!(
+        r.warnings.iter().any(|w| w.contains("/hooks")),
+        "{:?}",
+        r.warnings
+    );
     // Codex has no deny list key: the deny rule is reported, never silently dropped.
     assert_eq!(
         r.rules.iter().map(|x| &x.outcome).collect::<Vec<_>>(),
@@ -267,6 +274,38 @@ fn claude_code_managed_scope_uses_the_managed_file() {
         .find(|x| x.capability == Capability::ManagedSettings)
         .unwrap();
     assert_eq!(managed.outcome, MechanismOutcome::Native);
+}
+
+#[test]
+fn codex_gets_its_hook_inline_only_from_the_release_that_reads_it_there() {
+    let at = |version: &str| {
+        let version = semver::Version::parse(version).unwrap();
+        render(
+            find("codex").unwrap(),
+            &full_intent(),
+            SettingsScope::User,
+            Path::new(HOME),
+            None,
+            Some(&version),
+        )
+        .unwrap()
+    };
+    let hook_paths = |r: &RenderedIntegration| -> Vec<Vec<String>> {
+        r.edits
+            .iter()
+            .filter(|e| e.capability == Capability::Hooks)
+            .map(|e| e.path.clone())
+            .collect()
+    };
+    assert_eq!(
+        hook_paths(&at("0.124.0")),
+        vec![vec!["hooks".to_owned(), "PreToolUse".to_owned()]]
+    );
+    // Before 0.124 Codex reads no hooks in config.toml: nothing is written, and the plan
+    // says the hook cannot be installed rather than writing a post-turn notify program.
+    let old = at("0.123.0");
+    assert!(hook_paths(&old).is_empty());
+    assert!(old.unsupported().any(|(c, _)| c == Capability::Hooks));
 }
 
 #[test]
@@ -385,6 +424,56 @@ fn opencode_shell_rules_become_its_own_bash_patterns_never_claude_syntax() {
             .any(|e| e.path.iter().any(|s| s.contains("Bash("))),
         "{:?}",
         r.edits
+    );
+}
+
+#[test]
+fn every_sentence_a_plan_takes_from_a_descriptor_fits_a_plan_line_whole() {
+    // Plans carry these as `Sentence`s, which cut longer text short with an ellipsis.
+    for tool in all() {
+        let reasons = Mechanism::ALL
+            .iter()
+            .filter_map(|m| match tool.mechanisms.get(*m) {
+                MechanismSupport::Unsupported { reason } => Some(*reason),
+                _ => None,
+            });
+        for text in tool.warnings.iter().map(|w| w.text).chain(reasons) {
+            assert!(
+                text.chars().count() <= Sentence::MAX_CHARS,
+                "{}: {} characters: {text}",
+                tool.id,
+                text.chars().count()
+            );
+        }
+    }
+}
+
+#[test]
+fn opencode_denies_an_mcp_server_by_its_tools_names() {
+    let r = render_at("opencode", SettingsScope::User);
+    assert_eq!(
+        r.file,
+        Path::new(HOME).join(".config/opencode/opencode.jsonc")
+    );
+    // OpenCode names an MCP tool `<server>_<tool>`: a `<server>_*` permission rule keeps
+    // every tool of the server from being offered.
+    for server in ["exfil", "shell-anywhere"] {
+        let key = ["permission".to_owned(), format!("{server}_*")];
+        let e = r
+            .edits
+            .iter()
+            .find(|e| e.path == key)
+            .unwrap_or_else(|| panic!("{server}: {:?}", r.edits));
+        assert_eq!(e.value, json!("deny"));
+        assert_eq!(e.capability, Capability::McpGovernance);
+    }
+    let mcp = r
+        .reports
+        .iter()
+        .find(|x| x.capability == Capability::McpGovernance)
+        .unwrap();
+    assert!(
+        matches!(&mcp.outcome, MechanismOutcome::Adapted { how } if how.contains("<server>_*"))
     );
 }
 
@@ -516,8 +605,7 @@ fn every_list_valued_edit_appends_and_never_replaces_a_users_list() {
                         | ActionKind::ConfigureMcpServers
                         | ActionKind::WriteManagedSettings
                 );
-            // Codex notify is an argv, not a list of entries: the only replaced array.
-            if is_deny_or_hook_list && e.path != ["notify"].map(String::from) {
+            if is_deny_or_hook_list {
                 assert_eq!(e.mode, EditMode::AppendToList, "{} {:?}", tool.id, e.path);
             }
         }

@@ -25,8 +25,10 @@ use super::locate::{display, own_dirs, FileIdentity, SearchDirs};
 use super::probe::{search_path, version_output};
 use super::vocabulary::Capability;
 
-/// How long a version command may run before it is killed and read as `unknown`.
-pub const VERSION_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a version command may run before it is killed and read as `unknown`. A Node
+/// tool loads its whole bundle to print its version: Gemini CLI 0.61's `--version` takes
+/// 2.6–3.6 s on a busy two-core machine, so the limit leaves room for several times that.
+pub const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a lookup's answer stands before the directories are searched again. Within it
 /// a found binary is still `stat`ed on every call (a replaced or removed binary is seen at

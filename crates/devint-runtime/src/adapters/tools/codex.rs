@@ -13,11 +13,16 @@ const ENTERPRISE_DOC: &str = "https://developers.openai.com/codex/enterprise/man
 const CODEX_CONFIG_MODE: u32 = 0o600;
 
 const NO_PROXY: &str = "Codex reads a proxy only from the HTTPS_PROXY environment of its launch; config.toml has no proxy key";
-const NO_MCP: &str = "Codex has no MCP deny list; a server is disabled only inside its own mcp_servers entry, which devint does not own";
+const NO_MCP: &str = "Codex has no MCP deny list: a server is turned off only by enabled = false inside its own mcp_servers entry, which devint does not own, and Codex refuses an entry that names no command (\"invalid transport\")";
 const HOOKS_DOC: &str = "https://developers.openai.com/codex/hooks";
 
-/// The first release that runs lifecycle hooks by default.
+/// The first release that reads lifecycle hooks inline in config.toml (`hooks.<Event>` as a
+/// list of matcher groups) and runs them by default; earlier releases do not read hooks
+/// there, so nothing is written for them.
 const HOOKS_SINCE: &str = "0.124.0";
+
+/// What Codex does with the hook devint writes, and what that leaves to the user.
+const HOOK_TRUST: &str = "Codex runs the hook devint writes to config.toml only after you trust it in Codex's /hooks screen, and again after devint changes it; until then Codex skips it silently, and devint cannot see whether you did";
 
 /// The deny rules config.toml can hold. Codex's command rules live in `rules/*.rules`
 /// (Starlark), a file devint does not write, and it has no web fetch tool of its own.
@@ -58,12 +63,13 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
             ],
         },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
+        // A PreToolUse matcher group in config.toml, which can block a tool call. Codex runs a
+        // hook that is not managed (requirements.toml) only once the user has trusted it:
+        // the trust record holds a hash Codex computes over the hook, and writing it would
+        // skip the consent Codex asks for, so devint leaves it to the user and says so.
         hooks: MechanismSupport::Adapted {
-            edits: &[
-                edit(&["hooks", "PreToolUse"], ValueTemplate::HookEntries(HOOK_MATCHER_GROUP)).read_by(Versions::since(HOOKS_SINCE)),
-                edit(&["notify"], ValueTemplate::HookArgv).read_by(Versions::before(HOOKS_SINCE)),
-            ],
-            how: "installed as a PreToolUse hook in config.toml, which can block a tool call; Codex runs a hook only once you trust it in its /hooks screen (until then it is skipped without a message). Before 0.124 it is the notify program, which runs after each turn and cannot block",
+            edits: &[edit(&["hooks", "PreToolUse"], ValueTemplate::HookEntries(HOOK_MATCHER_GROUP)).read_by(Versions::since(HOOKS_SINCE))],
+            how: "installed as a PreToolUse hook in config.toml, which can block a tool call, but inert until you trust it once in Codex's /hooks screen (Codex skips an untrusted hook without a message)",
         },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
         tool_action_approval: MechanismSupport::Native {
@@ -85,7 +91,8 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         seen(C::ModelPathInterception, CONFIG_DOC),
         seen(C::ModelGatewayBaseUrl, REFERENCE_DOC),
         ruled_out(C::HttpProxy, NO_PROXY, CONFIG_DOC),
-        seen(C::Hooks, HOOKS_DOC),
+        // Judged on 0.171.0; Codex reads hooks in config.toml from HOOKS_SINCE on.
+        CapabilityRow { capability: C::Hooks, support: DeclaredSupport::RequiresVersion { min: HOOKS_SINCE }, source: HOOKS_DOC, checked: JUDGED },
         seen(C::McpDiscovery, CONFIG_DOC),
         ruled_out(C::McpGovernance, NO_MCP, CONFIG_DOC),
         seen(C::ToolActionApproval, REFERENCE_DOC),
@@ -104,6 +111,7 @@ pub static CODEX: ToolDescriptor = ToolDescriptor {
         ToolWarning::always(ScopeSet::PROJECT, "Codex loads a project's .codex/config.toml only after the project is marked trusted"),
         ToolWarning::always(ScopeSet::MANAGED, "/etc/codex/config.toml holds defaults Codex applies at each start, which users can change; enforced constraints live in /etc/codex/requirements.toml, which this adapter does not write"),
         ToolWarning::always(ScopeSet::ALL, "the gateway provider reads its key from OPENAI_API_KEY; devint never writes a credential"),
+        ToolWarning::always(ScopeSet::ALL, HOOK_TRUST),
         ToolWarning::when_denying(ScopeSet::ALL, "Codex takes command deny rules from rules/*.rules files (Starlark), which devint does not write, and has no web fetch tool of its own: shell and web-fetch deny rules cannot be written for it"),
     ],
 };
