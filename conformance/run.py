@@ -376,6 +376,7 @@ def judge(tool: Tool, home: Path, project: Path, bindir: Path) -> Verdict:
     env = {
         "HOME": str(home),
         "GATEWAY": VALUES["gateway"],
+        "PROXY": VALUES["proxy"],
         "HOOK_LOG": str(home.parent / "bin" / "hook.log"),
         "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
         "TOOL_BIN": str(bindir / tool.entry["bin"]),

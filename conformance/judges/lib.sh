@@ -3,7 +3,8 @@
 # policy's pre-tool hook saw. Sourced, never run.
 #
 # Env (set by conformance/run.py): TOOL_BIN, HOME (the sandbox), PROJECT_DIR, GATEWAY (the
-# policy's gateway URL), HOOK_LOG (where the conformance hook appends what it was given).
+# policy's gateway URL), PROXY (the policy's proxy URL), HOOK_LOG (where the conformance
+# hook appends what it was given).
 
 : "${TOOL_BIN:?}" "${HOME:?}" "${PROJECT_DIR:?}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -34,6 +35,26 @@ gateway_stop() {
   wait "$GATEWAY_PID" 2>/dev/null || true
   grep -v '^LISTENING' "$GATEWAY_LOG" || true
   rm -f "$GATEWAY_LOG"
+}
+
+# Starts a fake proxy (conformance/judges/fake_proxy.py) on the policy's proxy address; its
+# log (PROXY-HIT lines) is printed by `proxy_stop`.
+proxy_start() {
+  PROXY_LOG="$(mktemp)"
+  python3 "$HERE/fake_proxy.py" "$PROXY" "$PROXY_LOG" &
+  PROXY_PID=$!
+  for _ in $(seq 1 50); do
+    grep -q '^LISTENING' "$PROXY_LOG" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "the fake proxy did not start"
+}
+
+proxy_stop() {
+  kill "$PROXY_PID" 2>/dev/null || true
+  wait "$PROXY_PID" 2>/dev/null || true
+  grep -v '^LISTENING' "$PROXY_LOG" || true
+  rm -f "$PROXY_LOG"
 }
 
 # What the policy's pre-tool hook was given, one HOOK-RAN line per call.
