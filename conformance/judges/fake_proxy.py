@@ -33,7 +33,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
 
-    do_CONNECT = do_GET = do_POST = do_PUT = do_HEAD = refuse
+    do_CONNECT = do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = do_PATCH = refuse
 
 
 address = urlsplit(PROXY)

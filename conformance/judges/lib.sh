@@ -3,13 +3,9 @@
 # policy's pre-tool hook saw. Sourced, never run.
 #
 # Env (set by conformance/run.py): TOOL_BIN, HOME (the sandbox), PROJECT_DIR, GATEWAY (the
-<<<<<<< HEAD
-# policy's gateway URL), HOOK_LOG (where the conformance hook appends what it was given),
-# JUDGE_DEPTH (`full`: show every effect; `load`: only whether the tool loads the file).
-=======
 # policy's gateway URL), PROXY (the policy's proxy URL), HOOK_LOG (where the conformance hook
-# appends what it was given).
->>>>>>> tools-a
+# appends what it was given), JUDGE_DEPTH (`full`: show every effect; `load`: only whether the
+# tool loads the file).
 
 : "${TOOL_BIN:?}" "${HOME:?}" "${PROJECT_DIR:?}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

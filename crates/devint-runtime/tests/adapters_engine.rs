@@ -28,6 +28,28 @@ fn full_intent() -> IntegrationIntent {
     }
 }
 
+/// [`full_intent`] with a deny rule of every form, so that a tool which can express only
+/// some of them (Aider: whole shell or web fetch) still has something to write.
+fn every_rule_intent() -> IntegrationIntent {
+    let deny = [
+        "shell",
+        "shell:curl",
+        "web_fetch",
+        "web_fetch:example.com",
+        "web_search",
+        "read",
+        "read:~/.ssh/**",
+        "write",
+        "write:**/.env",
+        "mcp:github",
+        "mcp:github/create_issue",
+    ];
+    IntegrationIntent {
+        deny: deny.map(|r| DenyRule::parse(r).unwrap()).to_vec(),
+        ..full_intent()
+    }
+}
+
 /// Renders `tool` at `scope` with `HOME` as home and, if given, `project` as the project.
 fn render_with(
     tool: &ToolDescriptor,
@@ -135,7 +157,7 @@ fn every_available_mechanism_renders_in_some_declared_scope() {
                 );
             }
             let rendered_somewhere = tool.settings.iter().any(|file| {
-                let r = render_with(tool, &full_intent(), file.scope, Some(PROJECT)).unwrap();
+                let r = render_with(tool, &every_rule_intent(), file.scope, Some(PROJECT)).unwrap();
                 let report = r
                     .reports
                     .iter()
@@ -390,18 +412,12 @@ fn only_requested_mechanisms_are_rendered_or_reported() {
 
 #[test]
 fn an_intent_part_a_tool_has_no_key_for_is_unsupported_not_silently_native() {
-    // Droid has a deny list but no approval key: approval alone renders nothing.
+    // Aider has deny switches but no approval key: approval alone renders nothing.
     let intent = IntegrationIntent {
         require_approval: true,
         ..Default::default()
     };
-    let r = render_with(
-        find("factory-droid").unwrap(),
-        &intent,
-        SettingsScope::User,
-        None,
-    )
-    .unwrap();
+    let r = render_with(find("aider").unwrap(), &intent, SettingsScope::User, None).unwrap();
     assert!(r.edits.is_empty());
     assert!(r
         .unsupported()
@@ -584,10 +600,12 @@ fn adapter_ceiling_follows_what_is_supported() {
         AdapterCeiling::L2Enforce
     );
     assert_eq!(ceiling("kiro", Some((1, 0, 0))), AdapterCeiling::L1Observe);
+    // Continue's tool policies enforce; Pi can only route its model traffic.
     assert_eq!(
         ceiling("continue", Some((1, 0, 0))),
-        AdapterCeiling::L0Discover
+        AdapterCeiling::L2Enforce
     );
+    assert_eq!(ceiling("pi", Some((0, 73, 1))), AdapterCeiling::L1Observe);
     assert_eq!(AdapterCeiling::L3Native.token(), "l3_native");
 }
 
@@ -614,11 +632,16 @@ fn every_list_valued_edit_appends_and_never_replaces_a_users_list() {
 
 #[test]
 fn no_rendered_edit_path_is_a_prefix_of_another() {
-    // A prefix would make one edit overwrite another in the same file.
+    // A prefix would make one edit overwrite another in the same file. Two capabilities
+    // may each add entries to one list (Aider's set-env): those edits append side by side.
     for (tool, file, r) in every_rendering() {
         for (i, a) in r.edits.iter().enumerate() {
             for (j, b) in r.edits.iter().enumerate() {
-                if i != j {
+                let side_by_side = a.path == b.path
+                    && a.mode == EditMode::AppendToList
+                    && b.mode == EditMode::AppendToList
+                    && a.capability != b.capability;
+                if i != j && !side_by_side {
                     assert!(
                         !b.path.starts_with(&a.path),
                         "{} {}: {:?} clobbers {:?}",

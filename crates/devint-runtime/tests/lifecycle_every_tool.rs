@@ -152,10 +152,14 @@ command = "docs-mcp"
 "#
         }
         "amp" => {
-            r#"{
+            r#"// Amp settings
+{
     "amp.notifications.enabled": false,
     "amp.tools.disable": ["browser_navigate"],
-    "amp.git.commit.ampThread.enabled": true
+    "amp.permissions": [
+        {"tool": "Bash", "matches": {"cmd": "git *"}, "action": "allow"}, // mine
+    ],
+    "amp.git.commit.ampThread.enabled": true,
 }
 "#
         }
@@ -177,23 +181,31 @@ command = "docs-mcp"
         }
         "factory-droid" => {
             r#"{
+  // Droid settings
   "model": "claude-sonnet-4-5",
   "commandDenylist": ["rm -rf /", "mkfs"],
+  "commandBlocklist": ["shutdown"],
   "enableCustomDroids": true
 }
 "#
         }
         "pi" => {
             r#"{
-  "defaultProvider": "anthropic",
-  "defaultModel": "claude-sonnet-4-5",
-  "theme": "dark"
+  "providers": {
+    "ollama": {
+      "baseUrl": "http://localhost:11434/v1",
+      "api": "openai-completions",
+      "apiKey": "ollama",
+      "models": [{"id": "llama3.1:8b"}]
+    }
+  }
 }
 "#
         }
         "aider" => "# aider config\nmodel: sonnet\nauto-commits: false   # review first\nread:\n  - CONVENTIONS.md\n",
         "goose" => "GOOSE_PROVIDER: anthropic\nGOOSE_MODEL: claude-sonnet-4-5\nextensions:\n  developer:\n    enabled: true\n    type: builtin\n",
-        "continue" => "name: My Config\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: Claude\n    provider: anthropic\n    model: claude-sonnet-4-5\n",
+        // What cn itself writes first (ensurePermissionsYamlExists), with a choice of the user's.
+        "continue" => "# cn tool permissions\n\n# Tools that are automatically allowed without prompting\nallow:\n  - Read\n\n# Tools that require user confirmation before execution\nask: []\n\n# Tools that are completely excluded (model won't know they exist)\nexclude: []\n",
         other => panic!("no seed for {other} ({})", format.token()),
     }
 }
@@ -585,10 +597,8 @@ fn factory_droid_completes_the_cycle_at_user_and_project_scope() {
 }
 
 #[test]
-fn pi_has_nothing_to_write_and_its_plan_says_why() {
-    for (scope, outcome) in cycle("pi") {
-        assert_eq!(outcome, Cycle::NothingToDo, "pi at {}", scope.token());
-    }
+fn pi_completes_the_cycle_in_its_models_json() {
+    all_integrated("pi");
 }
 
 #[test]
@@ -634,11 +644,83 @@ fn a_yaml_construct_the_editor_does_not_edit_is_named_and_the_file_left_untouche
     assert_eq!(std::fs::read_to_string(&s.file).unwrap(), anchored);
 }
 
+/// Applies `p` and answers the file's text.
+fn apply(c: &mut Client, s: &Scene, tool: &str, p: &PlanView) -> String {
+    c.call(
+        &s.rt,
+        VerbCall::Apply {
+            tool: tool_id(tool),
+            plan_id: p.plan_id.clone(),
+        },
+    )
+    .unwrap_or_else(|e| panic!("apply refused: {e:?}"));
+    std::fs::read_to_string(&s.file).unwrap()
+}
+
 #[test]
-fn continue_has_nothing_to_write_and_its_plan_says_why() {
-    for (scope, outcome) in cycle("continue") {
-        assert_eq!(outcome, Cycle::NothingToDo, "continue at {}", scope.token());
+fn two_capabilities_adding_to_one_list_each_keep_their_step_and_their_entries() {
+    // Aider's set-env holds the gateway's and the proxy's entries: each capability is its
+    // own step, a second apply changes nothing, and removal gives back the user's file,
+    // whether set-env held a list of the user's or a single value.
+    let d = devint_runtime::adapters::find("aider").unwrap();
+    let settings = &d.settings[0];
+    for before in ["set-env:\n  - FOO=1  # mine\n", "set-env: FOO=1\n"] {
+        let s = scene(d, settings);
+        // set-env is read from Aider 0.68 on.
+        std::fs::write(s.sb.bin.join("aider"), "#!/bin/sh\necho 'aider 0.86.2'\n").unwrap();
+        std::fs::write(&s.file, before).unwrap();
+        let mut c = Client::new(&book(), "ide");
+        let p = plan(&mut c, &s.rt, d.id, wire_scope(settings.scope));
+        for step in ["model_gateway_base_url", "http_proxy"] {
+            let st = p
+                .steps
+                .iter()
+                .find(|st| st.id.as_str() == step)
+                .unwrap_or_else(|| panic!("{before:?}: no {step} step in {:?}", p.steps));
+            assert!(
+                st.managed_keys.iter().any(|k| k.as_str() == "set-env"),
+                "{before:?}: {step} names set-env: {:?}",
+                st.managed_keys
+            );
+        }
+        let written = apply(&mut c, &s, d.id, &p);
+        for entry in [
+            "OPENAI_BASE_URL=http://127.0.0.1:8787/v1",
+            "ANTHROPIC_API_BASE=http://127.0.0.1:8787/v1",
+            "HTTPS_PROXY=http://127.0.0.1:8788",
+            "HTTP_PROXY=http://127.0.0.1:8788",
+        ] {
+            assert_eq!(written.matches(entry).count(), 1, "{entry} in\n{written}");
+        }
+        assert_eq!(
+            written.contains("FOO=1"),
+            before.starts_with("set-env:\n"),
+            "the user's list entry stays; a single value is displaced until removal:\n{written}"
+        );
+        assert_eq!(
+            verify(&mut c, &s.rt, d.id).outcome,
+            VerificationOutcome::Passed
+        );
+
+        let again = plan(&mut c, &s.rt, d.id, wire_scope(settings.scope));
+        assert_eq!(
+            apply(&mut c, &s, d.id, &again),
+            written,
+            "a second apply adds nothing"
+        );
+        assert_eq!(
+            verify(&mut c, &s.rt, d.id).outcome,
+            VerificationOutcome::Passed
+        );
+
+        remove(&mut c, &s.rt, d.id);
+        assert_eq!(std::fs::read_to_string(&s.file).unwrap(), before);
     }
+}
+
+#[test]
+fn continue_completes_the_cycle_in_its_permissions_yaml() {
+    all_integrated("continue");
 }
 
 #[test]

@@ -630,8 +630,24 @@ pub enum ValueTemplate {
         /// Where the entries go.
         shape: RuleShape,
     },
+    /// Text entries added to the list at the path, each with `{url}` replaced by the
+    /// gateway base URL (e.g. Aider's `set-env` list: `OPENAI_BASE_URL={url}`).
+    GatewayEntries(&'static [&'static str]),
+    /// Text entries added to the list at the path, each with `{url}` replaced by the proxy
+    /// URL (e.g. Aider's `set-env` list: `HTTPS_PROXY={url}`).
+    ProxyEntries(&'static [&'static str]),
     /// The literal, only when the intent requires approval.
     WhenApprovalRequired(Literal),
+    /// Entries added to the list at the path, only when the intent requires approval (a
+    /// catch-all "ask" rule after the deny rules, e.g. Amp's `{"tool": "*", "action":
+    /// "ask"}` or Continue's `ask: ["*"]`): text for [`RuleShape::ListItem`], JSON text for
+    /// [`RuleShape::ListObject`].
+    ApprovalEntries {
+        /// The entries, written as they are.
+        entries: &'static [&'static str],
+        /// How each entry is written ([`RuleShape::ListItem`] or [`RuleShape::ListObject`]).
+        shape: RuleShape,
+    },
     /// The literal, only when the intent has deny rules (a key without which the tool's
     /// deny lists do not hold, e.g. one that forbids an auto-approve mode skipping them).
     WhenDenying(Literal),

@@ -230,16 +230,20 @@ pub fn render(
     Ok(rendered)
 }
 
-/// `edits` with each path once, where it first appears: two lists for one path become one
-/// list (each entry once), and of two values for one key the later wins (a descriptor lists
-/// the stricter template last: a deny rule after the approval default it refines).
+/// `edits` with each path once, where it first appears: two lists one capability adds to
+/// one path become one list (each entry once), and of two values for one key the later wins
+/// (a descriptor lists the stricter template last: a deny rule after the approval default it
+/// refines). Lists that two capabilities add to one path stay apart, one edit each (e.g.
+/// Aider's `set-env`, which holds the gateway's and the proxy's entries): each capability
+/// keeps its own plan step, and its entries are added and taken out on their own.
 fn merged(edits: Vec<KeyEdit>) -> Vec<KeyEdit> {
     let mut out: Vec<KeyEdit> = Vec::with_capacity(edits.len());
     for edit in edits {
-        match out
-            .iter_mut()
-            .find(|e| e.path == edit.path && e.mode == edit.mode)
-        {
+        match out.iter_mut().find(|e| {
+            e.path == edit.path
+                && e.mode == edit.mode
+                && (edit.mode == EditMode::Replace || e.capability == edit.capability)
+        }) {
             Some(first) => match (&mut first.value, edit.value, edit.mode) {
                 (Value::Array(items), Value::Array(more), EditMode::AppendToList) => {
                     for item in more {
@@ -423,6 +427,12 @@ pub const fn action_kind(mechanism: Mechanism) -> ActionKind {
 pub const fn edit_mode(value: ValueTemplate) -> EditMode {
     match value {
         ValueTemplate::HookEntries(_)
+        | ValueTemplate::GatewayEntries(_)
+        | ValueTemplate::ProxyEntries(_)
+        | ValueTemplate::ApprovalEntries {
+            shape: RuleShape::ListItem | RuleShape::ListObject,
+            ..
+        }
         | ValueTemplate::McpDeny {
             shape: RuleShape::ListItem | RuleShape::ListObject,
             ..
@@ -440,6 +450,10 @@ pub const fn edit_mode(value: ValueTemplate) -> EditMode {
             ..
         }
         | ValueTemplate::DenyRules {
+            shape: RuleShape::ObjectKey(_) | RuleShape::Flag(_),
+            ..
+        }
+        | ValueTemplate::ApprovalEntries {
             shape: RuleShape::ObjectKey(_) | RuleShape::Flag(_),
             ..
         }
@@ -523,14 +537,43 @@ fn fill(
             shape,
             rule_entries(rules, shape, &intent.deny, used),
         ),
+        ValueTemplate::GatewayEntries(entries) => intent
+            .gateway_base_url
+            .as_deref()
+            .map_or(vec![], |u| at(url_entries(entries, u))),
+        ValueTemplate::ProxyEntries(entries) => intent
+            .proxy_url
+            .as_deref()
+            .map_or(vec![], |u| at(url_entries(entries, u))),
         ValueTemplate::WhenApprovalRequired(l) if intent.require_approval => {
             used.approval = true;
             at(literal(l))
         }
+        ValueTemplate::ApprovalEntries { entries, shape } if intent.require_approval => {
+            used.approval = true;
+            let filled = entries
+                .iter()
+                .filter_map(|e| fill_entry(e, shape, &|_| None))
+                .collect();
+            shaped(t.path, shape, filled)
+        }
         ValueTemplate::WhenDenying(l) if !intent.deny.is_empty() => at(literal(l)),
-        ValueTemplate::WhenApprovalRequired(_) | ValueTemplate::WhenDenying(_) => vec![],
+        ValueTemplate::WhenApprovalRequired(_)
+        | ValueTemplate::ApprovalEntries { .. }
+        | ValueTemplate::WhenDenying(_) => vec![],
         ValueTemplate::Always(l) => at(literal(l)),
     }
+}
+
+/// `entries` as one list of strings, each with `{url}` replaced by `url`.
+fn url_entries(entries: &[&str], url: &str) -> Value {
+    let value = |name: &str| (name == "url").then(|| url.to_owned());
+    Value::Array(
+        entries
+            .iter()
+            .filter_map(|e| fill_text(e, &value).map(Value::String))
+            .collect(),
+    )
 }
 
 /// The entries `writings` give the intent's deny rules, in rule order and without repeats;
@@ -690,7 +733,7 @@ fn unrendered_warnings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::descriptor::{ValueTemplate, HOOK_MATCHER_GROUP};
+    use crate::adapters::descriptor::{edit as template, ValueTemplate, HOOK_MATCHER_GROUP};
 
     fn none(_: &str) -> Option<String> {
         None
@@ -725,6 +768,10 @@ mod tests {
                     let json_entries: Vec<&str> = match template.value {
                         ValueTemplate::HookEntries(entries) => entries.to_vec(),
                         ValueTemplate::McpDeny {
+                            entries,
+                            shape: RuleShape::ListObject,
+                        } => entries.to_vec(),
+                        ValueTemplate::ApprovalEntries {
                             entries,
                             shape: RuleShape::ListObject,
                         } => entries.to_vec(),
@@ -778,5 +825,78 @@ mod tests {
                 ("p.curl *".to_owned(), json!("deny")),
             ]
         );
+    }
+
+    #[test]
+    fn lists_two_capabilities_add_to_one_path_stay_apart_while_one_capabilitys_merge() {
+        let edit = |capability, value: Value| KeyEdit {
+            path: owned_path(&["set-env"]),
+            value,
+            mode: EditMode::AppendToList,
+            capability,
+            action_kind: ActionKind::ConfigureProxy,
+        };
+        let out = merged(vec![
+            edit(Capability::ModelGatewayBaseUrl, json!(["A=1"])),
+            edit(Capability::HttpProxy, json!(["P=1"])),
+            edit(Capability::ModelGatewayBaseUrl, json!(["B=1", "A=1"])),
+        ]);
+        let shown: Vec<(Capability, Value)> = out
+            .iter()
+            .map(|e| (e.capability, e.value.clone()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                (Capability::ModelGatewayBaseUrl, json!(["A=1", "B=1"])),
+                (Capability::HttpProxy, json!(["P=1"])),
+            ]
+        );
+    }
+
+    #[test]
+    fn url_and_approval_entries_are_written_only_when_the_intent_asks_for_them() {
+        let path = vec!["list".to_owned()];
+        let routed = IntegrationIntent {
+            gateway_base_url: Some("http://gw".into()),
+            ..IntegrationIntent::default()
+        };
+        let mut used = Inputs::new(0);
+        let gateway = template(
+            &["list"],
+            ValueTemplate::GatewayEntries(&["OPENAI_BASE_URL={url}", "X={url}/v1"]),
+        );
+        assert_eq!(
+            fill(&gateway, &routed, &mut used),
+            vec![(
+                path.clone(),
+                json!(["OPENAI_BASE_URL=http://gw", "X=http://gw/v1"])
+            )]
+        );
+        let proxy = template(
+            &["list"],
+            ValueTemplate::ProxyEntries(&["HTTPS_PROXY={url}"]),
+        );
+        assert!(fill(&proxy, &routed, &mut used).is_empty());
+
+        let ask = template(
+            &["list"],
+            ValueTemplate::ApprovalEntries {
+                entries: &[r#"{"tool": "*", "action": "ask"}"#],
+                shape: RuleShape::ListObject,
+            },
+        );
+        assert!(fill(&ask, &routed, &mut used).is_empty());
+        assert!(!used.approval, "nothing asked, nothing used");
+        let strict = IntegrationIntent {
+            require_approval: true,
+            ..routed
+        };
+        assert_eq!(
+            fill(&ask, &strict, &mut used),
+            vec![(path, json!([{"tool": "*", "action": "ask"}]))]
+        );
+        assert!(used.approval, "the approval entry answers the intent");
+        assert_eq!(edit_mode(ask.value), EditMode::AppendToList);
     }
 }

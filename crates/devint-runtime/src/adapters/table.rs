@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 
 use super::descriptor::{
-    DeclaredSupport, Mechanism, MechanismSupport, PathBase, RuleShape, RuleWriting, Strength,
-    ToolDescriptor, ValueTemplate, Versions,
+    DeclaredSupport, Mechanism, MechanismSupport, PathBase, RuleShape, RuleWriting, ToolDescriptor,
+    ValueTemplate, Versions,
 };
 use super::engine::{edit_mode, EditMode};
 use super::rule::RuleKind;
@@ -182,7 +182,9 @@ fn versions(v: Versions) -> String {
     out
 }
 
-/// How the tool writes each kind of tool-neutral deny rule, or that it cannot.
+/// How the tool writes each kind of tool-neutral deny rule, or that it cannot: per path,
+/// the entries for a rule nothing narrows and for a narrowed one, and how strongly each is
+/// held (a whole tool removed can be enforced while a pattern on one call is advisory).
 fn deny_rule_table(md: &mut String, t: &ToolDescriptor) {
     let writings: Vec<(&[&str], &RuleWriting)> = t
         .mechanisms
@@ -202,36 +204,52 @@ fn deny_rule_table(md: &mut String, t: &ToolDescriptor) {
             let _ = writeln!(md, "| {} | not enforceable | - |", kind.token());
             continue;
         }
-        let shown = |entries: &[&str]| match entries {
-            [] => "not enforceable".to_owned(),
-            _ => entries
+        let mut paths: Vec<&[&str]> = Vec::new();
+        for (path, _) in &of_kind {
+            if !paths.contains(path) {
+                paths.push(path);
+            }
+        }
+        let mut written = Vec::new();
+        let mut strengths = Vec::new();
+        for path in paths {
+            let at: Vec<&RuleWriting> = of_kind
                 .iter()
-                .map(|e| format!("`{e}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        };
-        let written: Vec<String> = of_kind
-            .iter()
-            .map(|(path, w)| {
-                format!(
-                    "{} / {} in `{}`",
-                    shown(w.every),
-                    shown(w.narrowed),
-                    path.join(" › ")
-                )
-            })
-            .collect();
-        let strength = of_kind
-            .iter()
-            .map(|(_, w)| w.strength)
-            .max()
-            .unwrap_or(Strength::Advisory);
+                .filter(|(p, _)| *p == path)
+                .map(|(_, w)| *w)
+                .collect();
+            let form = |entries: fn(&RuleWriting) -> &[&str]| {
+                let shown: Vec<String> = at
+                    .iter()
+                    .flat_map(|w| entries(w))
+                    .map(|e| format!("`{e}`"))
+                    .collect();
+                let strength = at
+                    .iter()
+                    .filter(|w| !entries(w).is_empty())
+                    .map(|w| w.strength)
+                    .max();
+                match strength {
+                    Some(s) => (shown.join(", "), s.token()),
+                    None => ("not enforceable".to_owned(), "-"),
+                }
+            };
+            let (every, every_strength) = form(|w| w.every);
+            let (narrowed, narrowed_strength) = form(|w| w.narrowed);
+            written.push(format!("{every} / {narrowed} in `{}`", path.join(" › ")));
+            strengths.push(match (every_strength, narrowed_strength) {
+                (e, n) if e == n || n == "-" => e.to_owned(),
+                ("-", n) => n.to_owned(),
+                (e, n) => format!("{e} / {n}"),
+            });
+        }
+        strengths.dedup();
         let _ = writeln!(
             md,
             "| {} | {} | {} |",
             kind.token(),
             written.join("; "),
-            strength.token()
+            strengths.join("; ")
         );
     }
 }

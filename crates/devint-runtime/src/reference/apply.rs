@@ -349,14 +349,14 @@ struct JournaledApply {
 
 /// Whether `receipt` already records exactly these keys and the file as it is.
 fn covers(receipt: &Receipt, keys: &[OwnedKey]) -> bool {
-    keys.iter().all(|k| receipt.key(&k.path) == Some(k))
+    keys.iter().all(|k| receipt.keys.contains(k))
 }
 
 /// The receipt's keys after a re-install: earlier keys kept, later ones updated or added.
 fn merge_keys(earlier: Option<&[OwnedKey]>, later: &[OwnedKey]) -> Vec<OwnedKey> {
     let mut keys: Vec<OwnedKey> = earlier.map(<[OwnedKey]>::to_vec).unwrap_or_default();
     for k in later {
-        match keys.iter_mut().find(|e| e.path == k.path) {
+        match keys.iter_mut().find(|e| e.same_key(k)) {
             Some(e) => *e = k.clone(),
             None => keys.push(k.clone()),
         }

@@ -115,7 +115,7 @@ pub fn read_back(
         .map(|k| {
             let now = doc.get(&k.path);
             let recorded = present && k.holds(now.as_ref());
-            let holds = match wanted.iter().find(|w| w.path == k.path) {
+            let holds = match wanted.iter().find(|w| w.same_key(k)) {
                 Some(w) if !same_value(&w.ours, &k.ours) => {
                     let asked = OwnedKey {
                         ours: w.ours.clone(),

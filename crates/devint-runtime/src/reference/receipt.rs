@@ -55,6 +55,15 @@ pub struct OwnedKey {
 }
 
 impl OwnedKey {
+    /// Whether `other` stands for the same key: the same path, and the same capability
+    /// unless neither appends (two capabilities may each add their own entries to one list,
+    /// e.g. Aider's `set-env`; a value we own whole has one owner).
+    pub fn same_key(&self, other: &OwnedKey) -> bool {
+        self.path == other.path
+            && (self.capability == other.capability
+                || (self.mode == KeyMode::Replace && other.mode == KeyMode::Replace))
+    }
+
     /// Whether `current` (the key's value now, `None`: absent) still holds ours.
     pub fn holds(&self, current: Option<&Value>) -> bool {
         match (self.mode, current) {
@@ -134,13 +143,6 @@ pub struct Receipt {
     pub file_sha256: String,
     /// The fingerprint of our keys as we last wrote them.
     pub fingerprint: String,
-}
-
-impl Receipt {
-    /// The key we own at `path`.
-    pub fn key(&self, path: &KeyPath) -> Option<&OwnedKey> {
-        self.keys.iter().find(|k| &k.path == path)
-    }
 }
 
 /// The fingerprint of our keys in a document: SHA-256 over each key's path and our part of

@@ -178,7 +178,9 @@ pub struct Prepared {
 /// Prepares writing `keys` into `current` (dry run; nothing is written). A key we append
 /// to becomes one element edit per entry of ours (added unless an equal entry is there,
 /// removed on reversal only if we added it); one whose current value is not a list is
-/// displaced whole instead (and restored on removal).
+/// displaced whole instead (and restored on removal). When several keys append to one path
+/// (two capabilities' entries in one list) and the value there is not a list, it is
+/// displaced once by a list of all their entries, and each key still holds its own.
 pub fn prepare(
     format: SettingsFormat,
     current: &Current,
@@ -200,9 +202,14 @@ fn prepare_unguarded(
     keys: &[OwnedKey],
 ) -> Result<Prepared, EditError> {
     let doc = SettingsDoc::parse(format, current.text.as_deref().unwrap_or(""))?;
-    let mut edits = Vec::new();
+    let mut edits: Vec<KeyEdit> = Vec::new();
     let mut elements = Vec::new();
     let mut settled = Vec::with_capacity(keys.len());
+    let appending_to = |path: &KeyPath| {
+        keys.iter()
+            .filter(|k| k.mode == KeyMode::Append && &k.path == path)
+            .count()
+    };
     for key in keys {
         let existing = doc.get(&key.path);
         let mode = match (key.mode, existing, &key.ours) {
@@ -211,6 +218,25 @@ fn prepare_unguarded(
                     path: key.path.clone(),
                     element: o.clone(),
                 }));
+                KeyMode::Append
+            }
+            (KeyMode::Append, Some(_), Value::Array(ours)) if appending_to(&key.path) > 1 => {
+                match edits.iter_mut().find(|e| e.path == key.path) {
+                    Some(KeyEdit {
+                        value: Value::Array(list),
+                        ..
+                    }) => {
+                        for o in ours {
+                            if !list.contains(o) {
+                                list.push(o.clone());
+                            }
+                        }
+                    }
+                    _ => edits.push(KeyEdit {
+                        path: key.path.clone(),
+                        value: Value::Array(ours.clone()),
+                    }),
+                }
                 KeyMode::Append
             }
             (_, _, ours) => {

@@ -1,18 +1,21 @@
-//! Amp (Sourcegraph): `~/.config/amp/settings.json` with flat `amp.*` keys.
+//! Amp (Sourcegraph): `settings.json` with flat `amp.*` keys, JSON with comments, at user
+//! (`~/.config/amp`), workspace (`.amp/`) and managed (`/etc/ampcode`) scope.
+//!
+//! Amp's permission rules (`amp.permissions`) are checked in order, the first match
+//! deciding: a project's rules, then the user's, then Amp's built-in ones (which allow
+//! read-only commands, `python -c`, `node -e`, web search and MCP tools). A managed file's
+//! lists come before both. A `Bash` rule also covers Amp's `shell_command` and
+//! `async_shell_command` tools.
 
 use crate::adapters::descriptor::*;
 use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://ampcode.com/manual";
+const PERMISSIONS_DOC: &str = "https://ampcode.com/manual#permissions";
 
-const NO_GATEWAY: &str =
-    "Amp sends model requests through the Amp service and has no custom model endpoint";
-const NO_PROXY: &str = "Amp takes a proxy from the HTTPS_PROXY environment of its launch, not from a settings key devint can vouch for";
-const NO_HOOKS: &str = "Amp documents no command hooks devint can vouch for";
-const NO_MCP: &str = "Amp has no MCP server deny list";
-const NO_MANAGED: &str =
-    "Amp's workspace policies come from the Amp service, not a local managed file";
+const NO_GATEWAY: &str = "Amp sends model requests through the Amp service (amp.url names that service, whose API a model gateway does not speak); it has no model endpoint to set";
+const NO_HOOKS: &str = "Amp runs a program before a tool call only as a permission rule's delegate, whose exit code replaces Amp's own decision (0 allows without asking) and which an earlier rule skips; devint installs no such program";
 
 /// The install script's shim and its own binary directory.
 static INSTALL_DIRS: &[InstallDir] = &[
@@ -20,16 +23,52 @@ static INSTALL_DIRS: &[InstallDir] = &[
     InstallDir::home(".amp/bin", DOC),
 ];
 
-/// Tools disabled outright, by Amp's own tool names.
-static DISABLED_TOOLS: &[RuleWriting] = &[
-    RuleWriting::new(RuleKind::Shell, &["shell_command"], &[], Strength::Enforced),
+/// The deny rules as `amp.permissions` reject rules. A rule naming a whole tool rejects
+/// every call of it; a command or URL pattern is matched against the whole command line or
+/// URL of one call (`cd x && curl …` passes a `curl *` rule).
+static PERMISSION_RULES: &[RuleWriting] = &[
     RuleWriting::new(
-        RuleKind::WebFetch,
-        &["read_web_page"],
+        RuleKind::Shell,
+        &[r#"{"tool": "Bash", "action": "reject"}"#],
         &[],
+        Strength::Enforced,
+    ),
+    RuleWriting::new(
+        RuleKind::Shell,
+        &[],
+        &[r#"{"tool": "Bash", "matches": {"cmd": ["{cmd}", "{cmd} *"]}, "action": "reject"}"#],
         Strength::Advisory,
     ),
+    RuleWriting::new(
+        RuleKind::WebFetch,
+        &[r#"{"tool": "read_web_page", "action": "reject"}"#],
+        &[],
+        Strength::Enforced,
+    ),
+    RuleWriting::new(
+        RuleKind::WebFetch,
+        &[],
+        &[
+            r#"{"tool": "read_web_page", "matches": {"url": ["http://{domain}", "http://{domain}/*", "https://{domain}", "https://{domain}/*"]}, "action": "reject"}"#,
+        ],
+        Strength::Advisory,
+    ),
+    RuleWriting::new(
+        RuleKind::WebSearch,
+        &[r#"{"tool": "web_search", "action": "reject"}"#],
+        &[],
+        Strength::Enforced,
+    ),
 ];
+
+/// MCP tools disabled outright by `amp.tools.disable` glob (Amp matches it against
+/// `mcp__<server>__<tool>` with the server's own name).
+static DISABLED_MCP_TOOLS: &[RuleWriting] = &[RuleWriting::new(
+    RuleKind::Mcp,
+    &["mcp__{server}__*"],
+    &["mcp__{server}__{tool}"],
+    Strength::Enforced,
+)];
 
 /// Amp.
 pub static AMP: ToolDescriptor = ToolDescriptor {
@@ -38,23 +77,55 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
     detection: Detection::binary(&["amp"], ">=0.0.1")
         .installed_in(&[INSTALL_DIRS, install::NPM_GLOBAL, install::HOMEBREW])
         .configured_in(".config/amp"),
-    settings: &[SettingsFile::user(
-        ".config/amp/settings.json",
-        SettingsFormat::Json,
-    )],
+    settings: &[
+        SettingsFile::user(".config/amp/settings.json", SettingsFormat::Jsonc),
+        SettingsFile::project(".amp/settings.json", SettingsFormat::Jsonc),
+        SettingsFile::managed("/etc/ampcode/managed-settings.json", SettingsFormat::Jsonc),
+    ],
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
-        http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
+        http_proxy: MechanismSupport::Native {
+            edits: &[edit(&["amp.proxy"], ValueTemplate::ProxyUrl)],
+        },
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
-        mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
+        mcp_governance: MechanismSupport::Native {
+            edits: &[edit(
+                &["amp.tools.disable"],
+                ValueTemplate::McpDeny {
+                    entries: &["mcp__{server}__*"],
+                    shape: RuleShape::ListItem,
+                },
+            )],
+        },
         tool_action_approval: MechanismSupport::Native {
             edits: &[
                 edit(
+                    &["amp.permissions"],
+                    ValueTemplate::DenyRules {
+                        rules: PERMISSION_RULES,
+                        shape: RuleShape::ListObject,
+                    },
+                ),
+                // Listed after the deny rules, so that a denied call meets its reject rule
+                // before the catch-all.
+                edit(
+                    &["amp.permissions"],
+                    ValueTemplate::ApprovalEntries {
+                        entries: &[r#"{"tool": "*", "action": "ask"}"#],
+                        shape: RuleShape::ListObject,
+                    },
+                ),
+                edit(
                     &["amp.tools.disable"],
                     ValueTemplate::DenyRules {
-                        rules: DISABLED_TOOLS,
+                        rules: DISABLED_MCP_TOOLS,
                         shape: RuleShape::ListItem,
                     },
+                ),
+                // With dangerouslyAllowAll Amp allows every call and checks no rule.
+                edit(
+                    &["amp.dangerouslyAllowAll"],
+                    ValueTemplate::WhenDenying(Literal::Bool(false)),
                 ),
                 edit(
                     &["amp.dangerouslyAllowAll"],
@@ -62,33 +133,32 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
                 ),
             ],
         },
-        managed_settings: MechanismSupport::Unsupported { reason: NO_MANAGED },
+        managed_settings: MechanismSupport::Native { edits: &[] },
     },
     capabilities: [
         discovery(DOC),
-        unsupported(C::ManagedSettings, NO_MANAGED, DOC),
-        unsupported(
+        supported(C::ManagedSettings, DOC),
+        ruled_out(
             C::ManagedLaunch,
             "devint integrates Amp through settings.json and builds no launch command",
             DOC,
         ),
-        unsupported(C::ModelPathInterception, NO_GATEWAY, DOC),
-        unsupported(C::ModelGatewayBaseUrl, NO_GATEWAY, DOC),
-        unsupported(C::HttpProxy, NO_PROXY, DOC),
-        unsupported(C::Hooks, NO_HOOKS, DOC),
+        ruled_out(C::ModelPathInterception, NO_GATEWAY, DOC),
+        ruled_out(C::ModelGatewayBaseUrl, NO_GATEWAY, DOC),
+        seen(C::HttpProxy, DOC),
+        ruled_out(C::Hooks, NO_HOOKS, PERMISSIONS_DOC),
         supported(C::McpDiscovery, DOC),
-        unsupported(C::McpGovernance, NO_MCP, DOC),
-        supported(C::ToolActionApproval, DOC),
-        unsupported(
+        supported(C::McpGovernance, DOC),
+        seen(C::ToolActionApproval, PERMISSIONS_DOC),
+        ruled_out(
             C::NativeIdeUi,
             "Amp offers no extension point for a third-party status or approval surface",
             DOC,
         ),
-        unsupported(
-            C::HostEnforcement,
-            "Amp's model traffic goes to the Amp service; devint sets no proxy for it",
-            DOC,
-        ),
+        supported(C::HostEnforcement, DOC),
     ],
-    warnings: &[],
+    warnings: &[
+        ToolWarning::when_denying(ScopeSet::USER_PROJECT, "Amp applies the first permission rule that matches, a project's .amp/settings.json before the user's file: an allow rule listed before devint's (the user's own, or a project's) wins over it"),
+        ToolWarning::when_denying(ScopeSet::ALL, "Amp matches a command rule against the whole command line and has no rule for reading or writing files: a denied command run inside another one (cd x && curl …, a script) passes, and read and write rules are not written"),
+    ],
 };

@@ -1,18 +1,20 @@
-//! Pi (the minimal terminal coding agent): `~/.pi/agent/settings.json` and `.pi/settings.json`.
+//! Pi (the minimal terminal coding agent): `~/.pi/agent/models.json`, its provider file.
 //!
 //! Pi deliberately ships no MCP, no permission prompts and no built-in hooks; those come
-//! from TypeScript extensions. Nothing governance-related is a settings key, and this
-//! descriptor says so rather than inventing keys.
+//! from TypeScript extensions, and devint writes no code. Its `settings.json` holds nothing
+//! governance-related; `models.json` overrides a built-in provider's `baseUrl` while keeping
+//! its models, which is where the gateway goes.
 
 use crate::adapters::descriptor::*;
 use crate::adapters::install;
 use crate::adapters::vocabulary::Capability as C;
 
 const DOC: &str = "https://pi.dev/docs/latest";
+const MODELS_DOC: &str =
+    "https://github.com/badlogic/pi-mono/blob/main/packages/coding-agent/docs/models.md#overriding-built-in-providers";
 const REPO: &str = "https://github.com/earendil-works/pi";
 
-const NO_GATEWAY: &str = "Pi takes custom endpoints as provider entries in models.json, a file this adapter does not manage";
-const NO_PROXY: &str = "Pi has no proxy settings key this adapter can vouch for; use the HTTPS_PROXY environment of its launch";
+const NO_PROXY: &str = "Pi takes a proxy only from the HTTPS_PROXY environment of its launch; neither settings.json nor models.json has a proxy key";
 const NO_HOOKS: &str =
     "Pi hooks are TypeScript extensions, not settings keys; devint writes no extension code";
 const NO_MCP: &str = "Pi has no built-in MCP support (it comes only from third-party extensions)";
@@ -27,12 +29,18 @@ pub static PI: ToolDescriptor = ToolDescriptor {
     detection: Detection::binary(&["pi"], ">=0.10.0")
         .installed_in(&[install::NPM_GLOBAL])
         .configured_in(".pi"),
-    settings: &[
-        SettingsFile::user(".pi/agent/settings.json", SettingsFormat::Json),
-        SettingsFile::project(".pi/settings.json", SettingsFormat::Json),
-    ],
+    settings: &[SettingsFile::user(
+        ".pi/agent/models.json",
+        SettingsFormat::Json,
+    )],
     mechanisms: Mechanisms {
-        model_gateway_base_url: MechanismSupport::Unsupported { reason: NO_GATEWAY },
+        model_gateway_base_url: MechanismSupport::Adapted {
+            edits: &[edit(
+                &["providers", "anthropic", "baseUrl"],
+                ValueTemplate::GatewayBaseUrl,
+            )],
+            how: "set as the baseUrl of Pi's built-in anthropic provider in models.json, which keeps its models: Anthropic models go to the gateway, models of other providers do not",
+        },
         http_proxy: MechanismSupport::Unsupported { reason: NO_PROXY },
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
         mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
@@ -41,17 +49,20 @@ pub static PI: ToolDescriptor = ToolDescriptor {
     },
     capabilities: [
         discovery(REPO),
-        unsupported(C::ManagedSettings, NO_MANAGED, DOC),
-        unsupported(C::ManagedLaunch, "devint builds no launch command for Pi", DOC),
-        unsupported(C::ModelPathInterception, NO_GATEWAY, DOC),
-        unsupported(C::ModelGatewayBaseUrl, NO_GATEWAY, DOC),
-        unsupported(C::HttpProxy, NO_PROXY, DOC),
-        unsupported(C::Hooks, NO_HOOKS, DOC),
-        unsupported(C::McpDiscovery, NO_MCP, DOC),
-        unsupported(C::McpGovernance, NO_MCP, DOC),
-        unsupported(C::ToolActionApproval, NO_APPROVAL, DOC),
-        unsupported(C::NativeIdeUi, "Pi is a terminal tool with no extension point devint uses for a status or approval surface", DOC),
-        unsupported(C::HostEnforcement, "Pi takes no proxy from its settings, so host controls cannot be wired through them", DOC),
+        ruled_out(C::ManagedSettings, NO_MANAGED, DOC),
+        ruled_out(C::ManagedLaunch, "devint builds no launch command for Pi", DOC),
+        seen(C::ModelPathInterception, MODELS_DOC),
+        seen(C::ModelGatewayBaseUrl, MODELS_DOC),
+        ruled_out(C::HttpProxy, NO_PROXY, DOC),
+        ruled_out(C::Hooks, NO_HOOKS, DOC),
+        ruled_out(C::McpDiscovery, NO_MCP, DOC),
+        ruled_out(C::McpGovernance, NO_MCP, DOC),
+        ruled_out(C::ToolActionApproval, NO_APPROVAL, DOC),
+        ruled_out(C::NativeIdeUi, "Pi is a terminal tool with no extension point devint uses for a status or approval surface", DOC),
+        ruled_out(C::HostEnforcement, "Pi takes no proxy from its files, so host controls cannot be wired through them", DOC),
     ],
-    warnings: &[ToolWarning::always(ScopeSet::PROJECT, "Pi reads a project's .pi/settings.json only after the project is trusted")],
+    warnings: &[ToolWarning::always(
+        ScopeSet::USER,
+        "Pi reads models.json from PI_CODING_AGENT_DIR instead of ~/.pi/agent when that variable is set in its environment",
+    )],
 };
