@@ -42,5 +42,12 @@ hook_log() {
   if [ -s "${HOOK_LOG:-/nonexistent}" ]; then cat "$HOOK_LOG"; else echo "(the hook did not run)"; fi
 }
 
+# Puts the judges' helper programs in the sandbox HOME ($HOME/.devint-judge/), where a seed's
+# MCP server definitions can name them (`fake_mcp.py`: an MCP server offering `judge_echo`).
+judge_helpers() {
+  mkdir -p "$HOME/.devint-judge"
+  cp "$HERE/fake_mcp.py" "$HOME/.devint-judge/fake_mcp.py"
+}
+
 # Whether the judge is to show every effect (end-to-end runs included), not only load the file.
 full() { [ "${JUDGE_DEPTH:-full}" = full ]; }
