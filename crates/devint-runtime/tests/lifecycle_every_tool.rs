@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 18] = [
+const COVERED: [&str; 19] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -58,6 +58,7 @@ const COVERED: [&str; 18] = [
     "zed",
     "factory-droid",
     "pi",
+    "github-copilot-cli",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -188,6 +189,16 @@ command = "docs-mcp"
   "defaultProvider": "anthropic",
   "defaultModel": "claude-sonnet-4-5",
   "theme": "dark"
+}
+"#
+        }
+        "github-copilot-cli" => {
+            r#"{
+  "theme": "dim",
+  "allowedUrls": ["docs.github.com"],
+  "hooks": {
+    "postToolUse": [{"type": "command", "bash": "~/bin/audit.sh"}]
+  }
 }
 "#
         }
@@ -589,6 +600,11 @@ fn pi_has_nothing_to_write_and_its_plan_says_why() {
     for (scope, outcome) in cycle("pi") {
         assert_eq!(outcome, Cycle::NothingToDo, "pi at {}", scope.token());
     }
+}
+
+#[test]
+fn github_copilot_cli_completes_the_cycle_in_its_user_settings() {
+    all_integrated("github-copilot-cli");
 }
 
 #[test]

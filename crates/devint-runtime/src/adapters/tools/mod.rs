@@ -16,6 +16,7 @@ mod cursor;
 mod factory_droid;
 mod gemini_cli;
 mod github_copilot;
+mod github_copilot_cli;
 mod goose;
 mod kiro;
 mod opencode;
@@ -47,4 +48,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &zed::ZED,
     &factory_droid::FACTORY_DROID,
     &pi::PI,
+    &github_copilot_cli::GITHUB_COPILOT_CLI,
 ];
