@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 19] = [
+const COVERED: [&str; 20] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -59,6 +59,7 @@ const COVERED: [&str; 19] = [
     "factory-droid",
     "pi",
     "github-copilot-cli",
+    "mistral-vibe",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -200,6 +201,19 @@ command = "docs-mcp"
     "postToolUse": [{"type": "command", "bash": "~/bin/audit.sh"}]
   }
 }
+"#
+        }
+        "mistral-vibe" => {
+            r#"# my Vibe settings
+enable_notifications = false
+disabled_tools = ["todo"]   # never needed
+
+[tools.bash]
+sensitive_patterns = ["sudo", "rm"]
+
+[[providers]]
+name = "llamacpp"
+api_base = "http://127.0.0.1:8080/v1"
 "#
         }
         "aider" => "# aider config\nmodel: sonnet\nauto-commits: false   # review first\nread:\n  - CONVENTIONS.md\n",
@@ -605,6 +619,11 @@ fn pi_has_nothing_to_write_and_its_plan_says_why() {
 #[test]
 fn github_copilot_cli_completes_the_cycle_in_its_user_settings() {
     all_integrated("github-copilot-cli");
+}
+
+#[test]
+fn mistral_vibe_completes_the_cycle_in_its_toml_user_settings() {
+    all_integrated("mistral-vibe");
 }
 
 #[test]

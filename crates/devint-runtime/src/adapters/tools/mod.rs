@@ -19,6 +19,7 @@ mod github_copilot;
 mod github_copilot_cli;
 mod goose;
 mod kiro;
+mod mistral_vibe;
 mod opencode;
 mod pi;
 mod qwen_code;
@@ -49,4 +50,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &factory_droid::FACTORY_DROID,
     &pi::PI,
     &github_copilot_cli::GITHUB_COPILOT_CLI,
+    &mistral_vibe::MISTRAL_VIBE,
 ];
