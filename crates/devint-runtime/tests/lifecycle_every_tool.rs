@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 20] = [
+const COVERED: [&str; 21] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -60,6 +60,7 @@ const COVERED: [&str; 20] = [
     "pi",
     "github-copilot-cli",
     "mistral-vibe",
+    "kilo-code-cli",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -214,6 +215,16 @@ sensitive_patterns = ["sudo", "rm"]
 [[providers]]
 name = "llamacpp"
 api_base = "http://127.0.0.1:8080/v1"
+"#
+        }
+        "kilo-code-cli" => {
+            r#"{
+  "$schema": "https://app.kilo.ai/config.json",
+  // my Kilo settings
+  "permission": {
+    "bash": {"git push": "ask",},
+  },
+}
 "#
         }
         "aider" => "# aider config\nmodel: sonnet\nauto-commits: false   # review first\nread:\n  - CONVENTIONS.md\n",
@@ -624,6 +635,11 @@ fn github_copilot_cli_completes_the_cycle_in_its_user_settings() {
 #[test]
 fn mistral_vibe_completes_the_cycle_in_its_toml_user_settings() {
     all_integrated("mistral-vibe");
+}
+
+#[test]
+fn kilo_code_cli_completes_the_cycle_in_its_user_settings() {
+    all_integrated("kilo-code-cli");
 }
 
 #[test]

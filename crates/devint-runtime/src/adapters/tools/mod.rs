@@ -18,6 +18,7 @@ mod gemini_cli;
 mod github_copilot;
 mod github_copilot_cli;
 mod goose;
+mod kilo_code_cli;
 mod kiro;
 mod mistral_vibe;
 mod opencode;
@@ -51,4 +52,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &pi::PI,
     &github_copilot_cli::GITHUB_COPILOT_CLI,
     &mistral_vibe::MISTRAL_VIBE,
+    &kilo_code_cli::KILO_CODE_CLI,
 ];
