@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 21] = [
+const COVERED: [&str; 22] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -61,6 +61,7 @@ const COVERED: [&str; 21] = [
     "github-copilot-cli",
     "mistral-vibe",
     "kilo-code-cli",
+    "auggie",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -224,6 +225,18 @@ api_base = "http://127.0.0.1:8080/v1"
   "permission": {
     "bash": {"git push": "ask",},
   },
+}
+"#
+        }
+        "auggie" => {
+            r#"{
+  "model": "claude-sonnet-4-5",
+  "toolPermissions": [
+    {"toolName": "view", "permission": {"type": "allow"}}
+  ],
+  "hooks": {
+    "PostToolUse": [{"matcher": "save-file", "hooks": [{"type": "command", "command": "~/bin/fmt.sh"}]}]
+  }
 }
 "#
         }
@@ -640,6 +653,11 @@ fn mistral_vibe_completes_the_cycle_in_its_toml_user_settings() {
 #[test]
 fn kilo_code_cli_completes_the_cycle_in_its_user_settings() {
     all_integrated("kilo-code-cli");
+}
+
+#[test]
+fn auggie_completes_the_cycle_in_its_user_settings() {
+    all_integrated("auggie");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use super::descriptor::ToolDescriptor;
 
 mod aider;
 mod amp;
+mod auggie;
 mod claude_code;
 mod cline;
 mod codex;
@@ -53,4 +54,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &github_copilot_cli::GITHUB_COPILOT_CLI,
     &mistral_vibe::MISTRAL_VIBE,
     &kilo_code_cli::KILO_CODE_CLI,
+    &auggie::AUGGIE,
 ];
