@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 22] = [
+const COVERED: [&str; 23] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -62,6 +62,7 @@ const COVERED: [&str; 22] = [
     "mistral-vibe",
     "kilo-code-cli",
     "auggie",
+    "crush",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -236,6 +237,18 @@ api_base = "http://127.0.0.1:8080/v1"
   ],
   "hooks": {
     "PostToolUse": [{"matcher": "save-file", "hooks": [{"type": "command", "command": "~/bin/fmt.sh"}]}]
+  }
+}
+"#
+        }
+        "crush" => {
+            r#"{
+  "$schema": "https://charm.land/crush.json",
+  "options": {
+    "disabled_tools": ["sourcegraph"]
+  },
+  "permissions": {
+    "allowed_tools": ["view", "ls"]
   }
 }
 "#
@@ -658,6 +671,11 @@ fn kilo_code_cli_completes_the_cycle_in_its_user_settings() {
 #[test]
 fn auggie_completes_the_cycle_in_its_user_settings() {
     all_integrated("auggie");
+}
+
+#[test]
+fn crush_completes_the_cycle_in_its_user_settings() {
+    all_integrated("crush");
 }
 
 #[test]

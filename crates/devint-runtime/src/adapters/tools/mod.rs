@@ -13,6 +13,7 @@ mod claude_code;
 mod cline;
 mod codex;
 mod continue_dev;
+mod crush;
 mod cursor;
 mod factory_droid;
 mod gemini_cli;
@@ -55,4 +56,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &mistral_vibe::MISTRAL_VIBE,
     &kilo_code_cli::KILO_CODE_CLI,
     &auggie::AUGGIE,
+    &crush::CRUSH,
 ];
