@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 23] = [
+const COVERED: [&str; 24] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -63,6 +63,7 @@ const COVERED: [&str; 23] = [
     "kilo-code-cli",
     "auggie",
     "crush",
+    "grok-cli",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -250,6 +251,15 @@ api_base = "http://127.0.0.1:8080/v1"
   "permissions": {
     "allowed_tools": ["view", "ls"]
   }
+}
+"#
+        }
+        "grok-cli" => {
+            r#"{
+  "apiKey": "xai-not-a-real-key",
+  "defaultModel": "grok-code-fast-1",
+  "models": ["grok-code-fast-1", "grok-4-latest"],
+  "settingsVersion": 2
 }
 "#
         }
@@ -676,6 +686,11 @@ fn auggie_completes_the_cycle_in_its_user_settings() {
 #[test]
 fn crush_completes_the_cycle_in_its_user_settings() {
     all_integrated("crush");
+}
+
+#[test]
+fn grok_cli_completes_the_cycle_in_its_user_settings() {
+    all_integrated("grok-cli");
 }
 
 #[test]

@@ -20,6 +20,7 @@ mod gemini_cli;
 mod github_copilot;
 mod github_copilot_cli;
 mod goose;
+mod grok_cli;
 mod kilo_code_cli;
 mod kiro;
 mod mistral_vibe;
@@ -57,4 +58,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &kilo_code_cli::KILO_CODE_CLI,
     &auggie::AUGGIE,
     &crush::CRUSH,
+    &grok_cli::GROK_CLI,
 ];
