@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 24] = [
+const COVERED: [&str; 25] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -64,6 +64,7 @@ const COVERED: [&str; 24] = [
     "auggie",
     "crush",
     "grok-cli",
+    "cline-cli",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -260,6 +261,14 @@ api_base = "http://127.0.0.1:8080/v1"
   "defaultModel": "grok-code-fast-1",
   "models": ["grok-code-fast-1", "grok-4-latest"],
   "settingsVersion": 2
+}
+"#
+        }
+        "cline-cli" => {
+            r#"{
+  "telemetryOptOut": true,
+  "disabledTools": ["ask_question"],
+  "planActMode": "act"
 }
 "#
         }
@@ -691,6 +700,11 @@ fn crush_completes_the_cycle_in_its_user_settings() {
 #[test]
 fn grok_cli_completes_the_cycle_in_its_user_settings() {
     all_integrated("grok-cli");
+}
+
+#[test]
+fn cline_cli_completes_the_cycle_in_its_global_settings() {
+    all_integrated("cline-cli");
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod amp;
 mod auggie;
 mod claude_code;
 mod cline;
+mod cline_cli;
 mod codex;
 mod continue_dev;
 mod crush;
@@ -59,4 +60,5 @@ pub static ALL: &[&ToolDescriptor] = &[
     &auggie::AUGGIE,
     &crush::CRUSH,
     &grok_cli::GROK_CLI,
+    &cline_cli::CLINE_CLI,
 ];
