@@ -339,8 +339,11 @@ class Runtime:
             time.sleep(0.1)
         else:
             raise RuntimeError("devint serve did not start in 30 s")
+        # Each level private, as the runtime makes its own: `enrol` refuses a state directory
+        # others can read, and the runtime may not have made it yet.
         profiles = self.state / "devint" / "runtime" / "profiles"
-        profiles.mkdir(parents=True, exist_ok=True)
+        for level in (self.state, self.state / "devint", profiles.parent, profiles):
+            level.mkdir(mode=0o700, exist_ok=True)
         self.hook = sandbox / "bin" / VALUES["hook"]
         self.hook.parent.mkdir()
         self.hook.write_text(HOOK_SCRIPT)
