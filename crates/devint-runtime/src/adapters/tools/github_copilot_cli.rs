@@ -87,6 +87,7 @@ pub static GITHUB_COPILOT_CLI: ToolDescriptor = ToolDescriptor {
     warnings: &[
         ToolWarning::always(ScopeSet::USER, "Copilot CLI ignores its whole settings.json, without a word, when one value in it is invalid: a bad value added later turns devint's keys off too (`copilot config --list` shows what it read)"),
         ToolWarning::always(ScopeSet::USER, "an HTTP_PROXY or HTTPS_PROXY in Copilot CLI's environment overrides proxyUrl"),
+        ToolWarning::always(ScopeSet::USER, "Copilot CLI's --allow-all-tools and --yolo launch flags approve every tool its deny rules do not name; only its managed settings can forbid them, and defaultPermissionMode applies to interactive sessions only"),
         ToolWarning::when_denying(ScopeSet::USER, "Copilot CLI takes shell, file and MCP-tool rules only as launch flags (--deny-tool), so its settings can hold only web-fetch rules by domain and whole MCP servers"),
     ],
 };
