@@ -163,8 +163,12 @@ def python_for(requirement: str | None) -> str | None:
             (str(p / "bin" / f"python{requirement}") for p in pyenv.glob(f"{requirement}*")),
             reverse=True,
         )
+    # A candidate must run: a pyenv shim exists for every version pyenv has, but answers only
+    # for the one its configuration selects.
     for c in candidates:
-        if c and Path(c).exists():
+        if c and Path(c).exists() and subprocess.run(
+            [c, "-c", "pass"], capture_output=True, timeout=60,
+        ).returncode == 0:
             return c
     return None
 
