@@ -65,14 +65,17 @@ exit 0
 """
 
 
-def policy(hook: Path) -> str:
-    """The conformance policy: everything a profile can ask of a tool."""
+def policy(hook: Path, extra_deny: list[str]) -> str:
+    """The conformance policy: everything a profile can ask of a tool, with the tool's
+    `extra_deny` rules after the common ones (a tool whose settings express only narrowed
+    forms, e.g. a web fetch by domain, is judged on one of those)."""
+    deny = ", ".join(json.dumps(r) for r in ["shell:curl", "web_fetch", *extra_deny])
     return f"""display_name = "Conformance"
 gateway_base_url = "{VALUES['gateway']}"
 proxy_url = "{VALUES['proxy']}"
 hook_command = "{hook}"
 mcp_deny = ["{VALUES['blocked_mcp']}"]
-deny = ["shell:curl", "web_fetch"]
+deny = [{deny}]
 """
 
 
@@ -160,8 +163,12 @@ def python_for(requirement: str | None) -> str | None:
             (str(p / "bin" / f"python{requirement}") for p in pyenv.glob(f"{requirement}*")),
             reverse=True,
         )
+    # A candidate must run: a pyenv shim exists for every version pyenv has, but answers only
+    # for the one its configuration selects.
     for c in candidates:
-        if c and Path(c).exists():
+        if c and Path(c).exists() and subprocess.run(
+            [c, "-c", "pass"], capture_output=True, timeout=60,
+        ).returncode == 0:
             return c
     return None
 
@@ -299,7 +306,7 @@ def lay_out(tool: Tool, installed: Path, home: Path, node: str | None) -> Path:
 class Runtime:
     """A `devint serve` in the sandbox, and the `devint` commands that talk to it."""
 
-    def __init__(self, devint: Path, sandbox: Path, home: Path, bindir: Path):
+    def __init__(self, devint: Path, sandbox: Path, home: Path, bindir: Path, extra_deny: list[str]):
         self.devint = devint
         self.home = home
         self.state = sandbox / "state"
@@ -336,17 +343,16 @@ class Runtime:
             time.sleep(0.1)
         else:
             raise RuntimeError("devint serve did not start in 30 s")
-        # The runtime refuses a state directory others can read: a level made here before
-        # `devint serve` made it is made private, as the runtime makes its own.
-        profiles = self.state
-        for part in ("", "devint", "runtime", "profiles"):
-            profiles = profiles / part
-            profiles.mkdir(mode=0o700, exist_ok=True)
+        # Each level private, as the runtime makes its own: `enrol` refuses a state directory
+        # others can read, and the runtime may not have made it yet.
+        profiles = self.state / "devint" / "runtime" / "profiles"
+        for level in (self.state, self.state / "devint", profiles.parent, profiles):
+            level.mkdir(mode=0o700, exist_ok=True)
         self.hook = sandbox / "bin" / VALUES["hook"]
         self.hook.parent.mkdir()
         self.hook.write_text(HOOK_SCRIPT)
         self.hook.chmod(0o755)
-        (profiles / "conformance.toml").write_text(policy(self.hook))
+        (profiles / "conformance.toml").write_text(policy(self.hook, extra_deny))
         self.run("enrol", "--client", "cli", "--all-tools", "--verbs", "full", "--yes")
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -441,14 +447,17 @@ def accepted(tool: Tool, verdict: Verdict) -> bool:
 def rejected(tool: Tool, verdict: Verdict, profile: str) -> bool:
     """Whether the judge refused the broken file: a refusing exit code or message, or, for a
     tool that ignores a file it cannot read without a word (`rejects_silently`), every effect
-    the profile showed gone."""
+    the profile showed gone (or, when `rejects_silently` names capabilities, theirs: a tool
+    that still reads part of a broken file)."""
     reject = tool.entry.get("rejects")
     if verdict.code not in tool.entry.get("accept_codes", [0]):
         return True
     if reject and re.search(reject, verdict.output, re.MULTILINE):
         return True
-    if tool.entry.get("rejects_silently"):
-        expectations = tool.entry.get("shows", {}).get(profile, {}).values()
+    silently = tool.entry.get("rejects_silently")
+    if silently:
+        shown = tool.entry.get("shows", {}).get(profile, {})
+        expectations = list(shown.values()) if silently is True else [shown[c] for c in silently if c in shown]
         return bool(expectations) and not any(shows(e, verdict.output) for e in expectations)
     return False
 
@@ -482,7 +491,7 @@ def conform(tool: Tool, devint: Path, installed: Path, node: str | None, result:
     before = read_bytes(settings)
     runtime = None
     try:
-        runtime = Runtime(devint, sandbox, home, bindir)
+        runtime = Runtime(devint, sandbox, home, bindir, tool.entry.get("extra_deny", []))
         listing = tool_listing(runtime, tool.id)
         result.check(
             listing.get("detected") is True and listing.get("detected_version") == tool.expected_version,

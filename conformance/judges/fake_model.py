@@ -4,12 +4,16 @@
 usage: fake_model.py KIND GATEWAY_URL LOG [TOOL ARGS_JSON]
 
 KIND is the wire format the tool speaks to its gateway: `anthropic` (Messages, SSE),
-`openai-responses` (Responses, SSE), `openai-chat` (Chat Completions, SSE). Every request is
+`openai-responses` (Responses, SSE), `openai-chat` (Chat Completions, SSE), `augment` (the
+Augment service a logged-in Auggie talks to: `get-models`, `agents/list-remote-tools`, and
+`chat-stream` answering newline-delimited JSON whose nodes carry the tool call). Every request is
 logged as `GATEWAY-HIT <method> <path>` in LOG: a request here proves the tool sends its model
-traffic to the gateway devint configured; a request that offers tools is followed by
-`GATEWAY-TOOLS <name>,<name>…` (which tools, MCP servers' included, the model was offered). When TOOL is given and the request offers a tool of
+traffic to the gateway devint configured. When TOOL is given and the request offers a tool of
 that name, the first answer asks for it with ARGS_JSON (e.g. a `curl` command, to see the
 tool's deny rules and the policy's hook act); after the tool's result it answers with text.
+A request carrying a tool's result back logs it as `GATEWAY-TOOL-RESULT <text>` (what the
+tool answered the call: its output, or the denial its rules gave); the tools a request offers
+are logged as `GATEWAY-OFFERED <name>,<name>,…` (what the tool lets its model call).
 Listens on loopback only; never forwards anything.
 """
 
@@ -30,10 +34,33 @@ def log(line: str) -> None:
 
 def offered(req: dict) -> list[str]:
     names = []
-    for t in req.get("tools", []) or []:
+    for t in (req.get("tools") or []) + (req.get("tool_definitions") or []):
         if isinstance(t, dict):
             names.append(t.get("name") or (t.get("function") or {}).get("name") or "")
     return names
+
+
+def tool_result(req: dict) -> str | None:
+    """The text of the last tool result a request carries back, in any of the wire formats."""
+    found = None
+    for message in req.get("messages", []) or []:
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "tool":
+            found = message.get("content")
+        elif isinstance(message.get("content"), list):
+            for part in message["content"]:
+                if isinstance(part, dict) and part.get("type") == "tool_result":
+                    found = part.get("content")
+    for item in req.get("input", []) or []:
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            found = item.get("output")
+    for node in req.get("nodes", []) or []:
+        if isinstance(node, dict) and isinstance(node.get("tool_result_node"), dict):
+            found = node["tool_result_node"].get("content")
+    if isinstance(found, list):
+        found = " ".join(p.get("text", "") for p in found if isinstance(p, dict))
+    return None if found is None else " ".join(str(found).split())[:2000]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -55,10 +82,15 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             req = {}
         if offered(req):
-            log("GATEWAY-TOOLS " + ",".join(offered(req)))
+            log(f"GATEWAY-OFFERED {','.join(offered(req))}")
         text = raw.decode("utf8", "replace")
         answered = any(k in text for k in ("tool_result", "function_call_output", '"role": "tool"', '"role":"tool"'))
+        result = tool_result(req)
+        if result is not None:
+            log(f"GATEWAY-TOOL-RESULT {result}")
         call = TOOL is not None and not answered and TOOL in offered(req)
+        if KIND == "augment":
+            return self.augment(req, call)
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.end_headers()
@@ -97,6 +129,29 @@ class Handler(BaseHTTPRequestHandler):
         self.event("response.output_item.done", {"type": "response.output_item.done", "item": item})
         self.event("response.completed", {"type": "response.completed", "response": {
             "id": "r", "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}})
+
+    def augment(self, req: dict, call: bool) -> None:
+        """The Augment service's answers: one model and the account's feature flags (hooks
+        on: Auggie runs hooks only for an account whose organisation enables them), no
+        remote tools, and a chat turn as one line of JSON (a tool-use node, type 5, or the
+        closing text)."""
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        path = urlsplit(self.path).path
+        if path.endswith("/get-models"):
+            body = {"default_model": "judge", "languages": [], "feature_flags": {"enable_hooks": True}, "models": [
+                {"name": "judge", "suggested_prefix_char_count": 0, "suggested_suffix_char_count": 0}]}
+        elif path.endswith("/agents/list-remote-tools"):
+            body = {"tools": []}
+        elif path.endswith("/chat-stream") and call:
+            body = {"text": "", "nodes": [{"id": 1, "type": 5, "content": "", "tool_use": {
+                "tool_use_id": "toolu_judge", "tool_name": TOOL, "input_json": json.dumps(ARGS)}}]}
+        elif path.endswith("/chat-stream"):
+            body = {"text": "devint-judge-done", "nodes": []}
+        else:
+            body = {}
+        self.wfile.write((json.dumps(body) + "\n").encode())
 
     def openai_chat(self, req: dict, call: bool) -> None:
         if call:

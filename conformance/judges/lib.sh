@@ -9,7 +9,7 @@
 
 : "${TOOL_BIN:?}" "${HOME:?}" "${PROJECT_DIR:?}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# Seeds name the judges' MCP server as $JUDGES_DIR/mcp_stub.py (in the tool's own form of an
+# Seeds name the judges' MCP server as $JUDGES_DIR/fake_mcp.py (in the tool's own form of an
 # environment reference).
 export JUDGES_DIR="$HERE"
 
@@ -64,6 +64,13 @@ proxy_stop() {
 # What the policy's pre-tool hook was given, one HOOK-RAN line per call.
 hook_log() {
   if [ -s "${HOOK_LOG:-/nonexistent}" ]; then cat "$HOOK_LOG"; else echo "(the hook did not run)"; fi
+}
+
+# Puts the judges' helper programs in the sandbox HOME ($HOME/.devint-judge/), where a seed's
+# MCP server definitions can name them (`fake_mcp.py`: an MCP server offering `judge_echo`).
+judge_helpers() {
+  mkdir -p "$HOME/.devint-judge"
+  cp "$HERE/fake_mcp.py" "$HOME/.devint-judge/fake_mcp.py"
 }
 
 # Whether the judge is to show every effect (end-to-end runs included), not only load the file.

@@ -1030,8 +1030,8 @@ const REAL_VERSION_OUTPUTS: &[(&str, &str, (u64, u64, u64))] = &[
         (0, 0, 1790142911),
     ),
     ("aider", "aider 0.86.2\n", (0, 86, 2)),
-    // Tools without a descriptor yet, and Cline's CLI (Cline is detected as its VS Code
-    // extension).
+    // Cline's CLI (`cline` is its VS Code extension), and a tool without a descriptor (Kimi
+    // CLI).
     ("auggie", "0.36.0 (commit 7c61e5bb)\n", (0, 36, 0)),
     ("cline-cli", "3.0.65\n", (3, 0, 65)),
     (

@@ -138,6 +138,8 @@ fn renders_for_every_tool_and_every_scope_it_declares_a_file_for() {
 #[test]
 fn every_available_mechanism_renders_in_some_declared_scope() {
     // Declaring a mechanism native/adapted that the engine cannot render is a contract violation.
+    // Every form of deny rule is asked for: some tools can take away a tool but not match a
+    // command prefix.
     for tool in all() {
         for mechanism in Mechanism::ALL {
             let support = tool.mechanisms.get(mechanism);

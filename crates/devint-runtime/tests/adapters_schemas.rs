@@ -171,3 +171,115 @@ fn the_definition_check_refuses_what_the_schema_does_not_have() {
         .iter()
         .any(|p| p.contains("tools.autoAccept: the schema has no such key")));
 }
+
+/// Checks `value` at `at` against a JSON Schema node (the subset pydantic emits: `$ref` into
+/// `$defs`, `type`, `enum`, `anyOf`/`oneOf`, `properties`, `additionalProperties`, `items`);
+/// each disagreement is pushed to `problems`.
+fn check_json_schema(
+    root: &Value,
+    node: &Value,
+    value: &Value,
+    at: &str,
+    problems: &mut Vec<String>,
+) {
+    if let Some(reference) = node["$ref"].as_str() {
+        let name = reference.trim_start_matches("#/$defs/");
+        return check_json_schema(root, &root["$defs"][name], value, at, problems);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = node[key].as_array() {
+            let fits = branches.iter().any(|b| {
+                let mut inner = Vec::new();
+                check_json_schema(root, b, value, at, &mut inner);
+                inner.is_empty()
+            });
+            if !fits {
+                problems.push(format!("{at}: {value} fits none of the schema's {key}"));
+            }
+            return;
+        }
+    }
+    if let Some(options) = node["enum"].as_array() {
+        if !options.contains(value) {
+            problems.push(format!("{at}: {value} is not one of {options:?}"));
+        }
+    }
+    let fits_type = |kind: &str| match kind {
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => false,
+    };
+    let typed = match &node["type"] {
+        Value::String(kind) => fits_type(kind),
+        Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).any(fits_type),
+        _ => true,
+    };
+    if !typed {
+        problems.push(format!(
+            "{at}: the schema says {}, devint writes {value}",
+            node["type"]
+        ));
+        return;
+    }
+    if let (Some(items), Some(values)) = (node.get("items"), value.as_array()) {
+        for (i, v) in values.iter().enumerate() {
+            check_json_schema(root, items, v, &format!("{at}[{i}]"), problems);
+        }
+    }
+    if let Some(map) = value.as_object() {
+        for (key, v) in map {
+            let child = format!("{at}.{key}");
+            match node["properties"]
+                .get(key)
+                .or(node.get("additionalProperties"))
+            {
+                Some(def) if def.is_object() => check_json_schema(root, def, v, &child, problems),
+                Some(Value::Bool(true)) => {}
+                None if node.get("properties").is_none() => {}
+                _ => problems.push(format!("{child}: the schema has no such key")),
+            }
+        }
+    }
+}
+
+#[test]
+fn mistral_vibe_writes_only_keys_its_3_0_3_config_schema_has() {
+    let root = schema("mistral-vibe-3.0.3.config-schema.json");
+    for approval in [false, true] {
+        let doc = written("mistral-vibe", "3.0.3", approval);
+        for key in [
+            "providers",
+            "disabled_tools",
+            "enable_auto_approve",
+            "tools",
+        ] {
+            assert!(doc.get(key).is_some(), "{key} missing from {doc:#}");
+        }
+        let mut problems = Vec::new();
+        check_json_schema(&root, &root, &doc, "config", &mut problems);
+        assert!(problems.is_empty(), "{problems:#?}\n{doc:#}");
+    }
+}
+
+#[test]
+fn the_json_schema_check_refuses_what_the_schema_does_not_have() {
+    let root = schema("mistral-vibe-3.0.3.config-schema.json");
+    let mut problems = Vec::new();
+    check_json_schema(
+        &root,
+        &root,
+        &json!({
+            "enable_auto_approve": "no",
+            "providers": [{"name": "p", "api_base": "http://x", "bogus": 1}],
+            "no_such_key": true
+        }),
+        "config",
+        &mut problems,
+    );
+    assert_eq!(problems.len(), 3, "{problems:#?}");
+}

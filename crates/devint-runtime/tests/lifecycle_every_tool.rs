@@ -39,7 +39,7 @@ require_approval = true
 "#;
 
 /// Every tool with a case below; `every_registered_tool_has_a_cycle_case` keeps it whole.
-const COVERED: [&str; 18] = [
+const COVERED: [&str; 25] = [
     "claude-code",
     "codex",
     "github-copilot",
@@ -58,6 +58,13 @@ const COVERED: [&str; 18] = [
     "zed",
     "factory-droid",
     "pi",
+    "github-copilot-cli",
+    "mistral-vibe",
+    "kilo-code-cli",
+    "auggie",
+    "crush",
+    "grok-cli",
+    "cline-cli",
 ];
 
 const VSCODE_SETTINGS: &str = r#"// VS Code settings, kept by hand
@@ -199,6 +206,80 @@ command = "docs-mcp"
       "models": [{"id": "llama3.1:8b"}]
     }
   }
+}
+"#
+        }
+        "github-copilot-cli" => {
+            r#"{
+  "theme": "dim",
+  "allowedUrls": ["docs.github.com"],
+  "hooks": {
+    "postToolUse": [{"type": "command", "bash": "~/bin/audit.sh"}]
+  }
+}
+"#
+        }
+        "mistral-vibe" => {
+            r#"# my Vibe settings
+enable_notifications = false
+disabled_tools = ["todo"]   # never needed
+
+[tools.bash]
+sensitive_patterns = ["sudo", "rm"]
+
+[[providers]]
+name = "llamacpp"
+api_base = "http://127.0.0.1:8080/v1"
+"#
+        }
+        "kilo-code-cli" => {
+            r#"{
+  "$schema": "https://app.kilo.ai/config.json",
+  // my Kilo settings
+  "permission": {
+    "bash": {"git push": "ask",},
+  },
+}
+"#
+        }
+        "auggie" => {
+            r#"{
+  "model": "claude-sonnet-4-5",
+  "toolPermissions": [
+    {"toolName": "view", "permission": {"type": "allow"}}
+  ],
+  "hooks": {
+    "PostToolUse": [{"matcher": "save-file", "hooks": [{"type": "command", "command": "~/bin/fmt.sh"}]}]
+  }
+}
+"#
+        }
+        "crush" => {
+            r#"{
+  "$schema": "https://charm.land/crush.json",
+  "options": {
+    "disabled_tools": ["sourcegraph"]
+  },
+  "permissions": {
+    "allowed_tools": ["view", "ls"]
+  }
+}
+"#
+        }
+        "grok-cli" => {
+            r#"{
+  "apiKey": "xai-not-a-real-key",
+  "defaultModel": "grok-code-fast-1",
+  "models": ["grok-code-fast-1", "grok-4-latest"],
+  "settingsVersion": 2
+}
+"#
+        }
+        "cline-cli" => {
+            r#"{
+  "telemetryOptOut": true,
+  "disabledTools": ["ask_question"],
+  "planActMode": "act"
 }
 "#
         }
@@ -599,6 +680,41 @@ fn factory_droid_completes_the_cycle_at_user_and_project_scope() {
 #[test]
 fn pi_completes_the_cycle_in_its_models_json() {
     all_integrated("pi");
+}
+
+#[test]
+fn github_copilot_cli_completes_the_cycle_in_its_user_settings() {
+    all_integrated("github-copilot-cli");
+}
+
+#[test]
+fn mistral_vibe_completes_the_cycle_in_its_toml_user_settings() {
+    all_integrated("mistral-vibe");
+}
+
+#[test]
+fn kilo_code_cli_completes_the_cycle_in_its_user_settings() {
+    all_integrated("kilo-code-cli");
+}
+
+#[test]
+fn auggie_completes_the_cycle_in_its_user_settings() {
+    all_integrated("auggie");
+}
+
+#[test]
+fn crush_completes_the_cycle_in_its_user_settings() {
+    all_integrated("crush");
+}
+
+#[test]
+fn grok_cli_completes_the_cycle_in_its_user_settings() {
+    all_integrated("grok-cli");
+}
+
+#[test]
+fn cline_cli_completes_the_cycle_in_its_global_settings() {
+    all_integrated("cline-cli");
 }
 
 #[test]

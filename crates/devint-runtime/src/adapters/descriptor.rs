@@ -530,8 +530,10 @@ impl Strength {
 
 /// How a tool writes one kind of tool-neutral deny rule ([`super::rule::DenyRule`]).
 ///
-/// Templates are filled with the rule's values: `{cmd}` (a command prefix), `{domain}`,
-/// `{path}`, `{claude_path}` (an absolute path written `//…`), `{server}`, `{tool}`; a
+/// Templates are filled with the rule's values: `{cmd}` (a command prefix), `{cmd_regex}`
+/// (that prefix as a regular expression matching it literally), `{domain}`,
+/// `{path}`, `{claude_path}` (an absolute path written `//…`), `{server}`, `{server_ident}`
+/// (the server's name as an identifier, see [`super::rule::identifier`]), `{tool}`; a
 /// template naming a value the rule does not have is not used. A rule with no template
 /// left is not enforceable in this tool and is reported so, never written.
 #[derive(Debug, PartialEq, Eq)]
@@ -605,6 +607,10 @@ pub const HOOK_COMMAND_OBJECT: &[&str] = &[r#"{"command": "{command}"}"#];
 pub enum ValueTemplate {
     /// The gateway base URL, as a string.
     GatewayBaseUrl,
+    /// The gateway base URL as JSON objects added to the list at the path: each object's
+    /// strings have `{url}` replaced by the URL (e.g. a provider entry of a tool that lists
+    /// its model providers, the gateway as one provider's endpoint).
+    GatewayObjects(&'static [&'static str]),
     /// The proxy URL, as a string.
     ProxyUrl,
     /// The hook command, as a string.
@@ -615,7 +621,8 @@ pub enum ValueTemplate {
     /// strings have `{command}` replaced by the command (e.g. a Claude Code matcher group
     /// [`HOOK_MATCHER_GROUP`], a Cursor command object [`HOOK_COMMAND_OBJECT`]).
     HookEntries(&'static [&'static str]),
-    /// Each denied MCP server written as `entries` (`{server}` filled in), in `shape`.
+    /// Each denied MCP server written as `entries` (`{server}` or `{server_ident}` filled
+    /// in), in `shape`.
     McpDeny {
         /// How one denied server is written (text, or JSON for [`RuleShape::ListObject`]).
         entries: &'static [&'static str],

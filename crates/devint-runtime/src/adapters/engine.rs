@@ -14,7 +14,7 @@ use super::descriptor::{
     EditTemplate, Literal, Mechanism, MechanismSupport, PathBase, RuleShape, RuleWriting,
     SettingsFile, SettingsFormat, Strength, ToolDescriptor, ValueTemplate,
 };
-use super::rule::DenyRule;
+use super::rule::{identifier, DenyRule};
 use super::vocabulary::{ActionKind, Capability, SettingsScope};
 
 /// The trusted-side semantic mechanism set derived from a policy profile. Its values are
@@ -427,6 +427,7 @@ pub const fn action_kind(mechanism: Mechanism) -> ActionKind {
 pub const fn edit_mode(value: ValueTemplate) -> EditMode {
     match value {
         ValueTemplate::HookEntries(_)
+        | ValueTemplate::GatewayObjects(_)
         | ValueTemplate::GatewayEntries(_)
         | ValueTemplate::ProxyEntries(_)
         | ValueTemplate::ApprovalEntries {
@@ -509,6 +510,17 @@ fn fill(
             .gateway_base_url
             .as_deref()
             .map_or(vec![], |u| at(json!(u))),
+        ValueTemplate::GatewayObjects(entries) => {
+            intent.gateway_base_url.as_deref().map_or(vec![], |u| {
+                let value = |name: &str| (name == "url").then(|| u.to_owned());
+                at(Value::Array(
+                    entries
+                        .iter()
+                        .filter_map(|e| fill_json(e, &value))
+                        .collect(),
+                ))
+            })
+        }
         ValueTemplate::ProxyUrl => intent.proxy_url.as_deref().map_or(vec![], |u| at(json!(u))),
         ValueTemplate::HookCommand => hook.map_or(vec![], |c| at(json!(c))),
         ValueTemplate::HookArgv => hook.map_or(vec![], |c| at(json!([c]))),
@@ -523,7 +535,11 @@ fn fill(
         ValueTemplate::McpDeny { entries, shape } => {
             let mut filled: Vec<Value> = Vec::new();
             for server in &intent.mcp_deny {
-                let value = |name: &str| (name == "server").then(|| server.clone());
+                let value = |name: &str| match name {
+                    "server" => Some(server.clone()),
+                    "server_ident" => Some(identifier(server)),
+                    _ => None,
+                };
                 for entry in entries.iter().filter_map(|e| fill_entry(e, shape, &value)) {
                     if !filled.contains(&entry) {
                         filled.push(entry);
@@ -766,7 +782,8 @@ mod tests {
             for support in crate::adapters::Mechanism::ALL.map(|m| tool.mechanisms.get(m)) {
                 for template in support.edits() {
                     let json_entries: Vec<&str> = match template.value {
-                        ValueTemplate::HookEntries(entries) => entries.to_vec(),
+                        ValueTemplate::HookEntries(entries)
+                        | ValueTemplate::GatewayObjects(entries) => entries.to_vec(),
                         ValueTemplate::McpDeny {
                             entries,
                             shape: RuleShape::ListObject,
@@ -795,6 +812,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn gateway_entries_and_a_servers_identifier_are_filled_into_their_templates() {
+        use crate::adapters::descriptor::edit;
+        let intent = IntegrationIntent {
+            gateway_base_url: Some(r#"http://127.0.0.1:4000/"gw""#.into()),
+            mcp_deny: vec!["my-server".into()],
+            ..IntegrationIntent::default()
+        };
+        let provider = edit(
+            &["providers"],
+            ValueTemplate::GatewayObjects(&[r#"{"name": "p", "api_base": "{url}"}"#]),
+        );
+        assert_eq!(
+            fill(&provider, &intent, &mut Inputs::new(0)),
+            vec![(
+                vec!["providers".to_owned()],
+                json!([{"name": "p", "api_base": r#"http://127.0.0.1:4000/"gw""#}])
+            )]
+        );
+        assert_eq!(edit_mode(provider.value), EditMode::AppendToList);
+        let without = IntegrationIntent::default();
+        assert!(fill(&provider, &without, &mut Inputs::new(0)).is_empty());
+        let servers = edit(
+            &["disabled_tools"],
+            ValueTemplate::McpDeny {
+                entries: &["{server_ident}_*"],
+                shape: RuleShape::ListItem,
+            },
+        );
+        assert_eq!(
+            fill(&servers, &intent, &mut Inputs::new(0)),
+            vec![(vec!["disabled_tools".to_owned()], json!(["my_server_*"]))]
+        );
     }
 
     #[test]

@@ -290,14 +290,17 @@ impl DenyRule {
     }
 
     /// The value of a template placeholder for this rule: `cmd` (a command prefix),
-    /// `domain`, `path`, `path_abs_double_slash` (an absolute path written `//…`, as Claude
-    /// Code spells one), `server`, `tool`; `None` when this rule has no such value.
+    /// `cmd_regex` (that prefix as a regular expression matching it literally), `domain`,
+    /// `path`, `claude_path` (an absolute path written `//…`, as Claude Code spells one),
+    /// `server`, `server_ident` (the server as an [`identifier`]), `tool`; `None` when this
+    /// rule has no such value.
     pub fn placeholder(&self, name: &str) -> Option<String> {
         let narrowed = self.narrowed.as_deref();
         match (self.kind, name) {
             (RuleKind::Shell, "cmd") | (RuleKind::WebFetch, "domain") => {
                 narrowed.map(str::to_owned)
             }
+            (RuleKind::Shell, "cmd_regex") => narrowed.map(regex_literal),
             (RuleKind::FileRead | RuleKind::FileWrite, "path") => narrowed.map(str::to_owned),
             (RuleKind::FileRead | RuleKind::FileWrite, "claude_path") => narrowed.map(|p| {
                 if p.starts_with('/') {
@@ -309,6 +312,7 @@ impl DenyRule {
                 }
             }),
             (RuleKind::Mcp, "server") => self.server.clone(),
+            (RuleKind::Mcp, "server_ident") => self.server.as_deref().map(identifier),
             (RuleKind::Mcp, "tool") => narrowed.map(str::to_owned),
             _ => None,
         }
@@ -353,6 +357,34 @@ impl<'de> serde::Deserialize<'de> for ClaudePattern {
             .map(ClaudePattern)
             .map_err(serde::de::Error::custom)
     }
+}
+
+/// `text` as a regular expression that matches it literally: each character a regex reads
+/// as syntax (of those a command prefix may hold, `.` and `+`; the rest for safety) escaped.
+fn regex_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if r"\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An MCP server's name as the tools that name an MCP tool `<server>_<tool>` identifier
+/// spell it: every character other than an ASCII letter, digit or `_` written `_`
+/// (`devint-blocked` → `devint_blocked`). Two names differing only there spell alike.
+pub fn identifier(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// `text` as a refusal quotes it: at most 64 characters, control characters replaced.
@@ -621,6 +653,23 @@ mod tests {
         );
         let m = rule("mcp:github/create_issue");
         assert_eq!(m.placeholder("server").as_deref(), Some("github"));
+        assert_eq!(
+            rule("mcp:my-git_hub")
+                .placeholder("server_ident")
+                .as_deref(),
+            Some("my_git_hub")
+        );
+        assert_eq!(rule("shell").placeholder("server_ident"), None);
+        assert_eq!(
+            rule("shell:python3.12 -m pip")
+                .placeholder("cmd_regex")
+                .as_deref(),
+            Some(r"python3\.12 -m pip")
+        );
+        assert_eq!(
+            rule("shell:g++").placeholder("cmd_regex").as_deref(),
+            Some(r"g\+\+")
+        );
         assert_eq!(m.placeholder("tool").as_deref(), Some("create_issue"));
         assert!(m.is_narrowed());
         assert!(!rule("mcp:github").is_narrowed());

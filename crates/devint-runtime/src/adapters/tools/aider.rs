@@ -108,8 +108,8 @@ pub static AIDER: ToolDescriptor = ToolDescriptor {
         supported(C::HostEnforcement, OPTIONS_DOC),
     ],
     warnings: &[
-        ToolWarning::always(ScopeSet::ALL, "Aider takes each key from the first .aider.conf.yml that has it — the one in the directory it runs in, then the git root's, then the home directory's — and a list such as set-env whole from that one file: a project file with its own set-env drops devint's entries, and an AIDER_* variable (also from a .env file) overrides every file"),
+        ToolWarning::always(ScopeSet::ALL, "Aider takes each key from the first .aider.conf.yml that has it (the working directory's, the git root's, then home's) and set-env whole from one file: a project set-env drops devint's entries, and AIDER_* variables override every file"),
         ToolWarning::always(ScopeSet::PROJECT, "Aider reads a project's .aider.conf.yml only when it runs in the project directory or the project directory is the git root"),
-        ToolWarning::when_denying(ScopeSet::ALL, "Aider's deny switches are all or nothing: suggest-shell-commands: false stops every shell command the model suggests (a command prefix cannot be denied), detect-urls: false stops it offering to fetch URLs met in the chat (a domain cannot be denied); /run and /web, typed by the user, still work"),
+        ToolWarning::when_denying(ScopeSet::ALL, "Aider's deny switches are all or nothing: suggest-shell-commands: false stops every shell command the model suggests, detect-urls: false every URL it offers to fetch; /run and /web, typed by the user, still work"),
     ],
 };

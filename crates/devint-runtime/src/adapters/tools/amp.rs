@@ -16,6 +16,7 @@ const PERMISSIONS_DOC: &str = "https://ampcode.com/manual#permissions";
 
 const NO_GATEWAY: &str = "Amp sends model requests through the Amp service (amp.url names that service, whose API a model gateway does not speak); it has no model endpoint to set";
 const NO_HOOKS: &str = "Amp runs a program before a tool call only as a permission rule's delegate, whose exit code replaces Amp's own decision (0 allows without asking) and which an earlier rule skips; devint installs no such program";
+const NO_MCP: &str = "devint does not deny Amp's MCP servers yet: amp.tools.disable acts only when the model calls a tool, which no offline judge can show, and amp.mcpPermissions is not written";
 
 /// The install script's shim and its own binary directory.
 static INSTALL_DIRS: &[InstallDir] = &[
@@ -88,15 +89,7 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
             edits: &[edit(&["amp.proxy"], ValueTemplate::ProxyUrl)],
         },
         hooks: MechanismSupport::Unsupported { reason: NO_HOOKS },
-        mcp_governance: MechanismSupport::Native {
-            edits: &[edit(
-                &["amp.tools.disable"],
-                ValueTemplate::McpDeny {
-                    entries: &["mcp__{server}__*"],
-                    shape: RuleShape::ListItem,
-                },
-            )],
-        },
+        mcp_governance: MechanismSupport::Unsupported { reason: NO_MCP },
         tool_action_approval: MechanismSupport::Native {
             edits: &[
                 edit(
@@ -148,7 +141,7 @@ pub static AMP: ToolDescriptor = ToolDescriptor {
         seen(C::HttpProxy, DOC),
         ruled_out(C::Hooks, NO_HOOKS, PERMISSIONS_DOC),
         supported(C::McpDiscovery, DOC),
-        supported(C::McpGovernance, DOC),
+        ruled_out(C::McpGovernance, NO_MCP, DOC),
         seen(C::ToolActionApproval, PERMISSIONS_DOC),
         ruled_out(
             C::NativeIdeUi,

@@ -8,16 +8,23 @@ use super::descriptor::ToolDescriptor;
 
 mod aider;
 mod amp;
+mod auggie;
 mod claude_code;
 mod cline;
+mod cline_cli;
 mod codex;
 mod continue_dev;
+mod crush;
 mod cursor;
 mod factory_droid;
 mod gemini_cli;
 mod github_copilot;
+mod github_copilot_cli;
 mod goose;
+mod grok_cli;
+mod kilo_code_cli;
 mod kiro;
+mod mistral_vibe;
 mod opencode;
 mod pi;
 mod qwen_code;
@@ -47,4 +54,11 @@ pub static ALL: &[&ToolDescriptor] = &[
     &zed::ZED,
     &factory_droid::FACTORY_DROID,
     &pi::PI,
+    &github_copilot_cli::GITHUB_COPILOT_CLI,
+    &mistral_vibe::MISTRAL_VIBE,
+    &kilo_code_cli::KILO_CODE_CLI,
+    &auggie::AUGGIE,
+    &crush::CRUSH,
+    &grok_cli::GROK_CLI,
+    &cline_cli::CLINE_CLI,
 ];
