@@ -10,9 +10,44 @@ fn doc_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md")
 }
 
+/// The releases the real-tool conformance job judged, from `conformance/tools.toml` (the
+/// one home of the pinned versions), as a section of `docs/tools.md`.
+fn judged_section() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../conformance/tools.toml");
+    let pins: toml::Table = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let date = pins["judged"].as_str().unwrap();
+    let mut md = format!(
+        "\n## Judged by the real tools\n\n\
+         `conformance/run.py` (run in CI) installs each release below from its registry, applies the \
+         recommended and the strict profile, and asks the tool's own offline commands what they read: \
+         each effect must show, a broken file must be refused, and removal must leave the file \
+         byte-identical. A capability row checked {date} (above) was seen in those runs.\n\n\
+         | tool | release judged on {date} | judge |\n|---|---|---|\n"
+    );
+    for tool in all() {
+        let entry = pins[tool.id].as_table().unwrap();
+        let text = |k: &str| entry.get(k).and_then(toml::Value::as_str);
+        match (text("registry"), text("package"), text("version")) {
+            (Some(registry), Some(package), Some(version)) => {
+                md.push_str(&format!(
+                    "| `{}` | `{package}` {version} ({registry}) | {} |\n",
+                    tool.id,
+                    text("judge").unwrap_or("-")
+                ));
+            }
+            _ => md.push_str(&format!(
+                "| `{}` | not judged: {} | - |\n",
+                tool.id,
+                text("not_installable").unwrap_or("-")
+            )),
+        }
+    }
+    md
+}
+
 #[test]
 fn docs_tools_md_is_current() {
-    let generated = capability_table_markdown();
+    let generated = capability_table_markdown() + &judged_section();
     let path = doc_path();
     if std::env::var_os("DEVINT_BLESS").is_some_and(|v| !v.is_empty()) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -450,12 +450,25 @@ pub struct EditTemplate {
     pub value: ValueTemplate,
     /// The tool versions that read this key.
     pub versions: Versions,
+    /// Whether the tool's own documentation makes the key's value a name, never a secret
+    /// (an auth *method* under an `auth` table): a value displaced there is kept for removal
+    /// unless the value itself looks like a credential.
+    pub holds_no_secret: bool,
 }
 
 impl EditTemplate {
     /// The same key, read only by the tool versions in `versions`.
     pub const fn read_by(self, versions: Versions) -> EditTemplate {
         EditTemplate { versions, ..self }
+    }
+
+    /// The same key, whose value is a name, never a secret (see
+    /// [`EditTemplate::holds_no_secret`]).
+    pub const fn holding_no_secret(self) -> EditTemplate {
+        EditTemplate {
+            holds_no_secret: true,
+            ..self
+        }
     }
 }
 
@@ -798,6 +811,7 @@ pub const fn edit(path: &'static [&'static str], value: ValueTemplate) -> EditTe
         path,
         value,
         versions: Versions::ALL,
+        holds_no_secret: false,
     }
 }
 
@@ -812,5 +826,6 @@ pub const fn edit_in(
         path,
         value,
         versions: Versions::ALL,
+        holds_no_secret: false,
     }
 }

@@ -74,6 +74,8 @@ pub struct KeyEdit {
     pub capability: Capability,
     /// The plan step kind (spec §4 `StepView.action_kind`).
     pub action_kind: ActionKind,
+    /// Whether the descriptor declares the key's value a name, never a secret.
+    pub holds_no_secret: bool,
 }
 
 /// How one requested mechanism comes out for this tool and scope.
@@ -386,6 +388,7 @@ fn render_edits(
                 mode,
                 capability,
                 action_kind,
+                holds_no_secret: template.holds_no_secret,
             });
         }
     }
@@ -857,6 +860,7 @@ mod tests {
             mode,
             capability: Capability::ToolActionApproval,
             action_kind: ActionKind::WriteManagedSettings,
+            holds_no_secret: false,
         };
         let out = merged(vec![
             edit(&["p", "*"], json!("ask"), EditMode::Replace),
@@ -887,6 +891,7 @@ mod tests {
             mode: EditMode::AppendToList,
             capability,
             action_kind: ActionKind::ConfigureProxy,
+            holds_no_secret: false,
         };
         let out = merged(vec![
             edit(Capability::ModelGatewayBaseUrl, json!(["A=1"])),

@@ -76,6 +76,12 @@ pub fn withhold(path: &KeyPath, value: &Value) -> bool {
     holds_secret(path.segments().iter().any(|s| is_secret_name(s)), value)
 }
 
+/// Whether a value displaced at a key whose name says nothing (a key a descriptor declares a
+/// name, never a secret) must be withheld: only when it looks like a credential itself.
+pub fn withhold_value(value: &Value) -> bool {
+    holds_secret(false, value)
+}
+
 fn holds_secret(secret_named: bool, value: &Value) -> bool {
     match value {
         Value::Null | Value::Bool(_) | Value::Number(_) => false,
@@ -190,6 +196,16 @@ mod tests {
         ));
         assert!(withhold(&key("token"), &json!({"value": "abc"})));
         assert!(!withhold(&key("tokenLimit"), &json!(4096)));
+    }
+
+    #[test]
+    fn a_name_under_a_secret_named_table_is_judged_by_its_value_alone() {
+        let path = key("security.auth.selectedType");
+        assert!(withhold(&path, &json!("qwen-oauth")), "by its key's name");
+        assert!(!withhold_value(&json!("qwen-oauth")));
+        assert!(withhold_value(&json!(
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
+        )));
     }
 
     #[test]

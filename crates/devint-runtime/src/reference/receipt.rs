@@ -52,6 +52,11 @@ pub struct OwnedKey {
     /// The step's action kind.
     #[serde(deserialize_with = "stored::token")]
     pub action_kind: ActionKind,
+    /// Whether the descriptor declares the key's value a name, never a secret: a value it
+    /// displaces is withheld only when it looks like a credential itself. Absent in records
+    /// of keys without it (their sealed form is unchanged).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub holds_no_secret: bool,
 }
 
 impl OwnedKey {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::credential::withhold;
+use super::credential::{withhold, withhold_value};
 use super::pure_memo::PureMemo;
 use super::receipt::{KeyMode, OwnedKey, Receipt};
 use crate::adapters::{self, EditMode, RenderedIntegration};
@@ -45,6 +45,7 @@ pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditE
                 ours: e.value.clone(),
                 capability: e.capability,
                 action_kind: e.action_kind,
+                holds_no_secret: e.holds_no_secret,
             })
         })
         .collect()
@@ -253,7 +254,16 @@ fn prepare_unguarded(
         });
     }
     let plan = EditPlan::new(format, edits)?.with_elements(elements)?;
-    let applied = plan.apply(current.text.as_deref(), withhold)?;
+    // A value displaced at a key the descriptor declares a name (never a secret) is judged
+    // by its value alone; every other by its key's name and its value.
+    let named = |path: &KeyPath| settled.iter().any(|k| k.path == *path && k.holds_no_secret);
+    let applied = plan.apply(current.text.as_deref(), |path: &KeyPath, value: &Value| {
+        if named(path) {
+            withhold_value(value)
+        } else {
+            withhold(path, value)
+        }
+    })?;
     Ok(Prepared {
         text: applied.text,
         changed: applied.changed,

@@ -8,11 +8,6 @@ use crate::adapters::vocabulary::Capability as C;
 const DOC: &str = "https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/";
 const HOOKS_DOC: &str = "https://qwenlm.github.io/qwen-code-docs/en/users/features/hooks/";
 
-/// Qwen Code sends its model traffic to a base URL only under its OpenAI-compatible auth, so
-/// routing it through the gateway switches `security.auth.selectedType`; a value displaced
-/// under `security.auth` is never stored (it is treated as a credential).
-const GATEWAY_AUTH: &str = "to route Qwen Code through the gateway devint selects its OpenAI-compatible auth (security.auth.selectedType); devint never stores the auth type it displaces there, so after removal you select your own again with /auth";
-
 /// The deny rules, as Qwen Code's own `permissions.deny` rules (its `Bash` alias covers
 /// `run_shell_command`; a specifier without `*` matches the command or a word prefix of it,
 /// per sub-command).
@@ -55,10 +50,11 @@ pub static QWEN_CODE: ToolDescriptor = ToolDescriptor {
     mechanisms: Mechanisms {
         model_gateway_base_url: MechanismSupport::Adapted {
             edits: &[
-                edit(&["security", "auth", "selectedType"], ValueTemplate::Always(Literal::Str("openai"))),
-                edit(&["security", "auth", "baseUrl"], ValueTemplate::GatewayBaseUrl),
+                // The auth method's name, never a secret: the one displaced is restored.
+                edit(&["security", "auth", "selectedType"], ValueTemplate::Always(Literal::Str("openai"))).holding_no_secret(),
+                edit(&["security", "auth", "baseUrl"], ValueTemplate::GatewayBaseUrl).holding_no_secret(),
             ],
-            how: "selects Qwen Code's OpenAI-compatible auth with the gateway as its base URL; its key comes from OPENAI_API_KEY. devint never stores a value it displaces under security.auth, so removal takes these keys out and does not put back the auth you had selected",
+            how: "selects Qwen Code's OpenAI-compatible auth with the gateway as its base URL (the auth method and URL it had come back on removal; a displaced value that looks like a credential is never stored); its key comes from OPENAI_API_KEY",
         },
         http_proxy: MechanismSupport::Native {
             edits: &[edit(&["proxy"], ValueTemplate::ProxyUrl)],
@@ -92,6 +88,5 @@ pub static QWEN_CODE: ToolDescriptor = ToolDescriptor {
     warnings: &[
         ToolWarning::always(ScopeSet::PROJECT, "with folder trust enabled, Qwen Code ignores .qwen/settings.json in a folder that is not trusted"),
         ToolWarning::always(ScopeSet::ALL, "Qwen Code's --bare and --safe-mode flags drop every deny rule, hook and MCP server its settings hold"),
-        ToolWarning::always(ScopeSet::ALL, GATEWAY_AUTH),
     ],
 };
