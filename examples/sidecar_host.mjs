@@ -202,7 +202,7 @@ async function journey(devint, sandbox, trace) {
     client_version: "1.0.0",
     token_file: sandbox.tokenFile,
   });
-  const session = opened.sessionId;
+  const session = opened.session_id;
   const { runtime, negotiation } = opened;
   if (negotiation.outcome === "degraded") say(`  degraded: ${negotiation.degraded_reason}`);
   say(
@@ -210,31 +210,31 @@ async function journey(devint, sandbox, trace) {
       `runtime standing ${runtime.standing}${runtime.standing_reason ? ` (${runtime.standing_reason})` : ""}`,
   );
 
-  const tools = await sidecar.call("tools/list", { sessionId: session });
+  const tools = await sidecar.call("tools/list", { session_id: session });
   const claude = tools.tools.find((t) => t.tool_id === TOOL);
   check(claude && claude.detected, `${TOOL} is not detected in the sandbox`);
   say(`tools/list: ${tools.tools.length} tools; ${TOOL} detected, version ${claude.detected_version}`);
 
-  const plan = await sidecar.call("lifecycle/plan", { sessionId: session, tool_id: TOOL, settings_scope: "user" });
+  const plan = await sidecar.call("lifecycle/plan", { session_id: session, tool_id: TOOL, settings_scope: "user" });
   check(plan.steps.length > 0, "the plan has no steps");
   say(`lifecycle/plan: ${plan.steps.length} step(s) touching ${plan.steps.flatMap((s) => s.managed_keys).join(", ")}`);
 
-  const applied = await sidecar.call("lifecycle/apply", { sessionId: session, tool_id: TOOL, plan_id: plan.plan_id });
+  const applied = await sidecar.call("lifecycle/apply", { session_id: session, tool_id: TOOL, plan_id: plan.plan_id });
   check(applied.plan_id === plan.plan_id, "apply answered for another plan");
   check(applied.outcome === null || applied.outcome.mutation === "changed", "apply did not change the settings");
   check(!fs.readFileSync(sandbox.settings).equals(original), "the settings file did not change");
   say(`lifecycle/apply: receipt ${applied.receipt_id}, achieved ${applied.achieved_level}`);
 
-  const status = await sidecar.call("lifecycle/status", { sessionId: session, tool_id: TOOL });
+  const status = await sidecar.call("lifecycle/status", { session_id: session, tool_id: TOOL });
   check(status.tool_id === TOOL && status.observed_at_unix_secs > 0, "a status without its time");
   say(`lifecycle/status: phase ${status.phase}, state ${status.state}, achieved ${status.achieved_level} (verified at ${status.observed_at_unix_secs})`);
 
-  const preview = await sidecar.call("lifecycle/remove", { sessionId: session, tool_id: TOOL });
-  const removal = await sidecar.call("lifecycle/remove", { sessionId: session, tool_id: TOOL, plan_id: preview.plan_id });
+  const preview = await sidecar.call("lifecycle/remove", { session_id: session, tool_id: TOOL });
+  const removal = await sidecar.call("lifecycle/remove", { session_id: session, tool_id: TOOL, plan_id: preview.plan_id });
   check(removal.plan_id === preview.plan_id, "remove executed another plan");
   say(`lifecycle/remove: previewed and executed ${removal.plan_id}; residual [${removal.residual.join(", ")}]`);
 
-  const closed = await sidecar.call("session/close", { sessionId: session });
+  const closed = await sidecar.call("session/close", { session_id: session });
   check(closed.closed === true, "the session did not close");
   await sidecar.finish();
   say("session/close, end of input: the sidecar exited 0");

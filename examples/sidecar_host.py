@@ -186,7 +186,7 @@ def journey(devint, sandbox, trace, say):
 
     opened = sidecar.call("session/open", {"client_name": "python-host", "client_version": "1.0.0",
                                            "token_file": sandbox.token_file})
-    session = opened["sessionId"]
+    session = opened["session_id"]
     runtime = opened["runtime"]
     negotiation = opened["negotiation"]
     if negotiation["outcome"] == "degraded":
@@ -195,17 +195,17 @@ def journey(devint, sandbox, trace, say):
         f"runtime standing {runtime['standing']}" +
         (f" ({runtime['standing_reason']})" if runtime["standing_reason"] else ""))
 
-    tools = sidecar.call("tools/list", {"sessionId": session})
+    tools = sidecar.call("tools/list", {"session_id": session})
     claude = [t for t in tools["tools"] if t["tool_id"] == TOOL]
     check(claude and claude[0]["detected"], f"{TOOL} is not detected in the sandbox")
     say(f"tools/list: {len(tools['tools'])} tools; {TOOL} detected, version {claude[0]['detected_version']}")
 
-    plan = sidecar.call("lifecycle/plan", {"sessionId": session, "tool_id": TOOL, "settings_scope": "user"})
+    plan = sidecar.call("lifecycle/plan", {"session_id": session, "tool_id": TOOL, "settings_scope": "user"})
     check(plan["steps"], "the plan has no steps")
     keys = [k for s in plan["steps"] for k in s["managed_keys"]]
     say(f"lifecycle/plan: {len(plan['steps'])} step(s) touching {', '.join(keys)}")
 
-    applied = sidecar.call("lifecycle/apply", {"sessionId": session, "tool_id": TOOL, "plan_id": plan["plan_id"]})
+    applied = sidecar.call("lifecycle/apply", {"session_id": session, "tool_id": TOOL, "plan_id": plan["plan_id"]})
     check(applied["plan_id"] == plan["plan_id"], "apply answered for another plan")
     check(applied["outcome"] is None or applied["outcome"]["mutation"] == "changed",
           f"apply did not change the settings: {applied['outcome']}")
@@ -213,18 +213,18 @@ def journey(devint, sandbox, trace, say):
     check(changed != original, "the settings file did not change")
     say(f"lifecycle/apply: receipt {applied['receipt_id']}, achieved {applied['achieved_level']}")
 
-    status = sidecar.call("lifecycle/status", {"sessionId": session, "tool_id": TOOL})
+    status = sidecar.call("lifecycle/status", {"session_id": session, "tool_id": TOOL})
     check(status["tool_id"] == TOOL and status["observed_at_unix_secs"] > 0, "a status without its time")
     say(f"lifecycle/status: phase {status['phase']}, state {status['state']}, "
         f"achieved {status['achieved_level']} (verified at {status['observed_at_unix_secs']})")
 
-    preview = sidecar.call("lifecycle/remove", {"sessionId": session, "tool_id": TOOL})
-    removal = sidecar.call("lifecycle/remove", {"sessionId": session, "tool_id": TOOL,
+    preview = sidecar.call("lifecycle/remove", {"session_id": session, "tool_id": TOOL})
+    removal = sidecar.call("lifecycle/remove", {"session_id": session, "tool_id": TOOL,
                                                 "plan_id": preview["plan_id"]})
     check(removal["plan_id"] == preview["plan_id"], "remove executed another plan")
     say(f"lifecycle/remove: previewed and executed {removal['plan_id']}; residual {removal['residual']}")
 
-    closed = sidecar.call("session/close", {"sessionId": session})
+    closed = sidecar.call("session/close", {"session_id": session})
     check(closed["closed"], "the session did not close")
     sidecar.finish()
     say("session/close, end of input: the sidecar exited 0")

@@ -83,3 +83,21 @@ pub mod time;
 pub mod verbs;
 pub mod version;
 pub mod wire;
+
+/// The prose documents about this crate, compiled as its doctests (`cargo test --doc`): a
+/// Rust block in them that names a moved or renamed item fails the build, not the reader.
+/// Only `rustdoc --test` sees this module; `tests/docs_compiled.rs` checks that every
+/// document of the workspace belongs to one crate's `docs` module.
+#[cfg(doctest)]
+pub mod docs {
+    #[doc = include_str!("../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../docs/architecture.md")]
+    pub struct Architecture;
+    #[doc = include_str!("../docs/benchmarks.md")]
+    pub struct Benchmarks;
+    #[doc = include_str!("../docs/spec-rules.md")]
+    pub struct SpecRules;
+    #[doc = include_str!("../docs/threat-model.md")]
+    pub struct ThreatModel;
+}

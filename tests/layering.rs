@@ -326,7 +326,7 @@ fn module_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Issue 13.2: inside a module too, the files form layers (`auth`'s book builds grants, so
+/// Inside a module too, the files form layers (`auth`'s book builds grants, so
 /// the grant must not know the book; both know the record), in every crate of the workspace.
 #[test]
 fn no_module_of_any_crate_has_a_cycle_between_its_files() {

@@ -697,7 +697,7 @@ mod tests {
         Action::Raw(encode(&ClientFrame::Request(request)).expect("encodable request"))
     }
 
-    /// Issue 16.8: a raw chunk that is a whole request for an unknown verb is answered
+    /// A raw chunk that is a whole request for an unknown verb is answered
     /// `Denied{id, UNKNOWN_VERB}`; the oracle judges it as a request, not as stray bytes.
     #[test]
     fn a_raw_chunk_holding_a_request_is_judged_as_that_request() {

@@ -7,8 +7,8 @@
 //! "An argument outside its vocabulary is refused with `LIFECYCLE_ERROR` and a remediation
 //! that lists the accepted tokens").
 //!
-//! The enums are deliberately not `#[non_exhaustive]` (issue 13 asked for it on types the
-//! protocol will grow): the runtime decides file modes per scope, the next rung per level
+//! The enums are deliberately not `#[non_exhaustive]` (even on types the protocol will
+//! grow): the runtime decides file modes per scope, the next rung per level
 //! and a profile's cap by matching on them, and a wildcard arm there would hand a value this
 //! build has never seen a default: the opposite of failing closed. A new token reaches this
 //! crate as a new version of it, and every exhaustive match in the workspace then fails to

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::engine::ArgValueCandidates;
 use devint::auth::ClientName;
 use devint::verbs::{
@@ -40,6 +40,15 @@ Exit codes: 0 ok, 1 internal, 2 usage, 3 unsupported, 4 incompatible, 5 drifted,
 6 verification failed, 7 runtime not running, 8 denied, 9 aborted, 10 runtime refuted,
 11 runtime unverifiable; 130/141/143 when Ctrl-C, a closed pipe or SIGTERM cut it short.
 Every command: `devint help COMMAND`; the manual: `man devint` (`devint manpages DIR`).";
+
+/// The command line's definition, with the build's commit in `--version`: what `main`
+/// parses with, and what completion and the manual pages are generated from.
+pub fn cli_command() -> clap::Command {
+    // clap keeps a version as `&'static str` unless its `string` feature is on; one short
+    // string per process is leaked instead.
+    let version: &'static str = Box::leak(crate::version::short().into_boxed_str());
+    Cli::command().version(version)
+}
 
 /// `devint`: install, inspect, verify, repair and remove the governance integration of AI
 /// coding tools through a local DI-API runtime.
@@ -585,7 +594,6 @@ impl Command {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn the_command_line_definition_is_consistent() {

@@ -13,7 +13,7 @@ pub const COMPLETE_ENV: &str = "COMPLETE";
 
 /// Answer a completion request if this process is one (`COMPLETE` set); otherwise return.
 pub fn complete_if_asked() {
-    clap_complete::CompleteEnv::with_factory(crate::cli_command)
+    clap_complete::CompleteEnv::with_factory(crate::cli::cli_command)
         .var(COMPLETE_ENV)
         .complete();
 }

@@ -93,10 +93,10 @@ mod words;
 use std::process::ExitCode;
 
 #[cfg(not(loom))]
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 #[cfg(not(loom))]
-use crate::cli::{Cli, Command, GlobalFlag};
+use crate::cli::{cli_command, Cli, Command, GlobalFlag};
 #[cfg(not(loom))]
 use crate::connect::Ctx;
 #[cfg(not(loom))]
@@ -113,15 +113,6 @@ use crate::socket::SocketChoice;
 use crate::state::StateDir;
 #[cfg(not(loom))]
 use crate::token::TokenSource;
-
-/// The command line's definition, with the build's commit in `--version`.
-#[cfg(not(loom))]
-pub fn cli_command() -> clap::Command {
-    // clap keeps a version as `&'static str` unless its `string` feature is on; one short
-    // string per process is leaked instead.
-    let version: &'static str = Box::leak(version::short().into_boxed_str());
-    Cli::command().version(version)
-}
 
 #[cfg(not(loom))]
 fn main() -> ExitCode {

@@ -14,7 +14,7 @@ pub fn write(out: &Out, dir: &Path) -> Result<Exit, CliError> {
         CliError::internal(format!("cannot create {}: {e}", dir.display()))
             .fix("choose a directory you can write to")
     })?;
-    clap_mangen::generate_to(crate::cli_command(), dir).map_err(|e| {
+    clap_mangen::generate_to(crate::cli::cli_command(), dir).map_err(|e| {
         CliError::internal(format!(
             "cannot write the manual pages into {}: {e}",
             dir.display()

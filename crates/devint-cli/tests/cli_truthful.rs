@@ -241,13 +241,13 @@ fn every_client_reads_its_own_client_name_token_by_default() {
     assert!(init["result"].is_object(), "{init}");
     let opened = rpc(&mut stdin, &mut stdout, 2, "session/open", hello);
     assert_eq!(opened["result"]["token_file"], named.as_str(), "{opened}");
-    let session = opened["result"]["sessionId"].clone();
+    let session = opened["result"]["session_id"].clone();
     let status = rpc(
         &mut stdin,
         &mut stdout,
         3,
         "lifecycle/status",
-        serde_json::json!({"sessionId": session, "tool_id": "claude-code"}),
+        serde_json::json!({"session_id": session, "tool_id": "claude-code"}),
     );
     assert_eq!(status["result"]["tool_id"], "claude-code", "{status}");
     drop(stdin);

@@ -1,4 +1,5 @@
-//! The tokio server against a raw Unix-socket echo server, in the same run (issue 5 §6).
+//! The tokio server against a raw Unix-socket echo server, in the same run, so the
+//! figure is the cost of the protocol over the socket's own.
 //!
 //! The baseline is a tokio task that, per connection, reads `[u32 request_len][u32
 //! reply_len][request bytes]` and writes `reply_len` bytes: a round trip of exactly the

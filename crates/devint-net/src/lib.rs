@@ -77,3 +77,61 @@ pub mod provenance;
 pub mod server;
 pub mod token_file;
 pub mod transport;
+
+/// The prose documents about this crate, compiled as its doctests (`cargo test --doc`): a
+/// Rust block in them that names a moved or renamed item fails the build, not the reader,
+/// and each document's last block names the items its prose cites, so those are checked
+/// too. Only `rustdoc --test` sees this module.
+#[cfg(doctest)]
+pub mod docs {
+    #[doc = include_str!("../../../docs/client.md")]
+    /// ```
+    /// use devint::provenance::upgrade_in_progress;
+    /// use devint::session::ClientError;
+    /// use devint::verbs::{ResponseError, ViewError};
+    /// use devint_net::client::{AuthorizedClient, ClientIoError, DevIntClient};
+    ///
+    /// let _ = (upgrade_in_progress, DevIntClient::connect_through_handover);
+    /// let _ = (ClientIoError::may_send_again, ClientIoError::exit);
+    /// fn cited(e: &ClientIoError, a: Option<AuthorizedClient>) -> bool {
+    ///     drop(a);
+    ///     matches!(
+    ///         e,
+    ///         ClientIoError::NotRunning(_)
+    ///             | ClientIoError::Timeout(_)
+    ///             | ClientIoError::ClosedMidCall
+    ///             | ClientIoError::ClosedBeforeSending
+    ///             | ClientIoError::Frame(_)
+    ///             | ClientIoError::TokenFile(_)
+    ///             | ClientIoError::Session(ClientError::UnavailableLocally { .. })
+    ///             | ClientIoError::Session(ClientError::Response(ResponseError::View(
+    ///                 ViewError::OutsideVocabulary { .. }
+    ///             )))
+    ///     )
+    /// }
+    /// ```
+    pub struct Client;
+    #[doc = include_str!("../../../docs/embedding.md")]
+    /// ```
+    /// use devint::backend::{Authorization, CallKind, Lifecycle, LifecycleError, ToolAuthorization};
+    /// use devint_net::server::{Limits, ServeConfig};
+    ///
+    /// let _ = (LifecycleError::refused, LifecycleError::UnknownTool, ServeConfig::from_env);
+    /// let _ = (CallKind::NonBlocking, CallKind::Brief, Limits::default().request_deadline);
+    /// let _ = (<dyn Lifecycle>::call_kind, <dyn Lifecycle>::knows_tool);
+    /// fn proofs(_: &Authorization, _: &ToolAuthorization) {}
+    /// ```
+    pub struct Embedding;
+    #[doc = include_str!("../../../docs/protocol.md")]
+    /// ```
+    /// let _ = devint_net::client::token_file;
+    /// ```
+    pub struct Protocol;
+    #[doc = include_str!("../../../docs/cli.md")]
+    /// ```
+    /// let _ = devint_net::client::token_file;
+    /// ```
+    pub struct Cli;
+    #[doc = include_str!("../../../docs/service.md")]
+    pub struct Service;
+}

@@ -1,4 +1,4 @@
-//! Group commit of the audit log (issue 15 item 2): refusals are queued and written in
+//! Group commit of the audit log: refusals are queued and written in
 //! batches off the caller's path, mutations are durable before `record` returns, the chain
 //! keeps the order records were made in, a clean shutdown loses nothing, and a crash loses
 //! at most what the bounded queue held.

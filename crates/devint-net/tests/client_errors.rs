@@ -1,4 +1,4 @@
-//! The client's typed errors (issue 5 §3), each against a fake raw server task: no socket
+//! The client's typed errors, each against a fake raw server task: no socket
 //! is "not running", a close mid-call, a reply to another request, and a frame over the
 //! 1 MiB bound are distinct errors.
 

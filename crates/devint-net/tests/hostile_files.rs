@@ -1,5 +1,5 @@
-//! Issue 16 item 1 for the socket layer's readers: the enrolment book (opened by the server
-//! on its async workers, so the open must never block), the client's token file (a FIFO
+//! The socket layer's readers never block or read without bound: the enrolment book
+//! (opened by the server on its async workers, so the open must never block), the client's token file (a FIFO
 //! must not hang the CLI) and the audit log. Each meets a FIFO, a device, a socket, a
 //! directory and an oversize file and must answer within two seconds (or the test fails
 //! instead of hanging) with an error naming what the path is.
@@ -157,7 +157,7 @@ fn the_audit_log_open_refuses_every_non_regular_file() {
 #[cfg(feature = "test-support")]
 mod server_support;
 
-/// The enrolment book replaced by a FIFO under a running server (issue 16 item 1): requests
+/// The enrolment book replaced by a FIFO under a running server: requests
 /// are denied (the book is unavailable, audited), never hung, and the one async worker
 /// stays free, so a fresh connection's `Hello` is still answered.
 #[cfg(feature = "test-support")]

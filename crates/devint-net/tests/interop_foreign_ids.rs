@@ -1,4 +1,4 @@
-//! Interoperability with other implementations of `assembly.devint.v1` (issue 14): ids and
+//! Interoperability with other implementations of `assembly.devint.v1`: ids and
 //! digests are opaque strings (spec §3), so a backend embedded in our server may mint them
 //! in its own form and our client must carry them back byte for byte.
 //!

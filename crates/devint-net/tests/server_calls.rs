@@ -1,4 +1,4 @@
-//! How the connection task runs authorised calls (issue 15 item 1): calls the backend
+//! How the connection task runs authorised calls: calls the backend
 //! declares non-blocking run on the connection's own task, blocking ones on the blocking
 //! pool, brief ones inside `block_in_place`, and their answers still leave in request
 //! order; a client that always has a request waiting does not starve another connection;
@@ -191,8 +191,8 @@ async fn a_brief_call_held_on_its_connection_stalls_no_other_connection() {
 /// Two workers, two and then three brief calls held at once, each inside `block_in_place`.
 /// A brief call run bare on its worker, even while another worker runs none, is not safe:
 /// the other worker may be asleep with nobody polling tokio's I/O driver, so new
-/// connections and answers wait for the held call (tried on 2026-12-03 for the hand-off's
-/// ~10 µs: this test then failed in 8 runs of 12).
+/// connections and answers wait for the held call (running it bare would save the
+/// hand-off's ~10 µs; this test fails when it is tried).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn brief_calls_held_on_every_worker_stall_no_other_connection() {
     held_brief_calls_stall_no_other_connection(2).await;

@@ -1,4 +1,4 @@
-//! Deadlines tell the truth (issue 16 item 2), through the real server and socket: a change
+//! Deadlines tell the truth, through the real server and socket: a change
 //! past its deadline is cancelled; one that had not reached its point of no return answers
 //! "not applied", one past it runs to completion and its real outcome is answered; a change
 //! whose connection is gone is cancelled the same way; every change is audited with its

@@ -1,4 +1,4 @@
-//! A flood cannot lock the user out (issue 16 item 6), through the real socket: at the
+//! A flood cannot lock the user out, through the real socket: at the
 //! connection limit the longest-idle connection is evicted to make room — one still in its
 //! handshake first, then one never authorised, then an authorised idle one — never one
 //! with a call in flight, and every eviction is audited with the connection it closed.

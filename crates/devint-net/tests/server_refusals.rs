@@ -1,5 +1,5 @@
 //! Repeated refusals from one connection are counted, not recorded one by one without
-//! bound and not dropped silently (issue 16 item 7), through the real socket: every refused
+//! bound and not dropped silently, through the real socket: every refused
 //! request is still answered; the audit holds the first `REFUSALS_PER_WINDOW` of them and
 //! one `refusals_summarised` record with the count of the rest.
 //!

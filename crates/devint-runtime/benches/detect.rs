@@ -1,5 +1,5 @@
-//! Detection with a warm cache (issue 15.2): `detect` of one installed tool and `list_tools`
-//! over every registered tool, on a sandboxed HOME with Claude Code in `~/.local/bin` and a
+//! Detection with a warm cache, as every request after the first meets it: `detect` of
+//! one installed tool and `list_tools` over every registered tool, on a sandboxed HOME with Claude Code in `~/.local/bin` and a
 //! service manager's minimal `PATH`. Each call still looks every tool up (a few `stat`s per
 //! directory searched); no version command runs after the first call.
 

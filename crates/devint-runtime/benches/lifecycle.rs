@@ -1,4 +1,4 @@
-//! The reference runtime's own cost per request (issue 15.2), in process and without a
+//! The reference runtime's own cost per request, in process and without a
 //! socket: `status`, `plan` and `list_tools` of an integrated Claude Code on a sandboxed
 //! HOME, each driven through the session core as the server drives it (admission, the
 //! backend call, the typed answer). What `devint serve` adds on top — the socket, the

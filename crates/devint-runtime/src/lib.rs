@@ -22,3 +22,42 @@
 pub mod adapters;
 pub mod edit;
 pub mod reference;
+
+/// The prose documents about this crate, compiled as its doctests (`cargo test --doc`): a
+/// Rust block in them that names a moved or renamed item fails the build, not the reader,
+/// and each document's last block names the items its prose cites, so those are checked
+/// too. Only `rustdoc --test` sees this module.
+#[cfg(doctest)]
+pub mod docs {
+    #[doc = include_str!("../../../docs/lifecycle.md")]
+    /// ```
+    /// use devint_runtime::reference::{
+    ///     ApprovalAuthority, EventSource, ProtectionProbe, ReferenceRuntime, RelayRefusal,
+    ///     RuntimeConfig,
+    /// };
+    ///
+    /// let _ = (ReferenceRuntime::open, RelayRefusal::NotPending);
+    /// fn config_fields(c: RuntimeConfig) {
+    ///     let RuntimeConfig {
+    ///         state_dir: _, home: _, project_dir: _, path_env: _, system_root: _,
+    ///         gateway_base_url: _, plan_ttl: _, freshness: _, probe: _, events: _,
+    ///         approvals: _, journal_observer: _,
+    ///     } = c;
+    /// }
+    /// fn traits(_: &dyn ProtectionProbe, _: &dyn EventSource, _: &dyn ApprovalAuthority) {}
+    /// ```
+    pub struct Lifecycle;
+    #[doc = include_str!("../../../docs/tools.md")]
+    pub struct Tools;
+    #[doc = include_str!("../../../docs/assurance.md")]
+    /// ```
+    /// # #[cfg(feature = "fuzzing")] {
+    /// let _ = (devint::wire::fuzz_harness::decode_both, devint::auth::fuzz_harness::load_book);
+    /// let _ = devint::session::fuzz_harness::server_sequence;
+    /// let _ = devint::session::fuzz_harness::client_frames;
+    /// let _ = devint_runtime::edit::fuzz_harness::edit_roundtrip;
+    /// let _ = devint_runtime::reference::fuzz_harness::receipt;
+    /// # }
+    /// ```
+    pub struct Assurance;
+}

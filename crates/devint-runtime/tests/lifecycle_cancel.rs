@@ -1,4 +1,4 @@
-//! Deadlines tell the truth (issue 16 item 2), on the reference backend: a mutation whose
+//! Deadlines tell the truth, on the reference backend: a mutation whose
 //! request was cancelled (the server raises the cancellation at the request's deadline)
 //! before its journal is written stops with nothing changed and says "not applied"; one
 //! cancelled at any journal stage after that runs to completion and reports its real

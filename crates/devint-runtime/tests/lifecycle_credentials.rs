@@ -1,4 +1,4 @@
-//! Issue 16 item 4: exact removal is exact. Credential detection judges the value as well
+//! Exact removal is exact. Credential detection judges the value as well
 //! as the key, and key names match as whole words: one-line `{"auths": {}}` and
 //! `{"token": {}}` come back byte for byte after install → remove, with no warning; a real
 //! secret is still never stored, and then the preview says the file will not come back

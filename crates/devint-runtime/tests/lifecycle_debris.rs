@@ -1,4 +1,4 @@
-//! Issue 16 item 5: recovery sweeps its own debris. A child process is SIGKILLed in the
+//! Recovery sweeps its own debris. A child process is SIGKILLed in the
 //! middle of a durable write of a settings file (half of 1 MiB written to the temporary
 //! file); the temporary file it leaves (`.settings.json.devint-<hex>.tmp`, with the
 //! original's mode) is removed when the runtime opens, and one left before a mutation is

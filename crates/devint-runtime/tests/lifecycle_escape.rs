@@ -1,4 +1,4 @@
-//! Issue 16 item 3: consent covers what is written. A project-scope settings file that
+//! Consent covers what is written. A project-scope settings file that
 //! resolves (through a symlink) outside the project is refused, naming the resolved path;
 //! at user scope a symlinked settings file is followed (dotfile managers) and the plan
 //! shows the file really written ("→ …"); a hard-linked settings file is refused rather than

@@ -1,4 +1,4 @@
-//! Issue 7 "done when": every tool whose settings are file-based completes the full
+//! Every tool whose settings are file-based completes the full
 //! plan → apply → verify → status → remove cycle, at every scope it declares a settings file
 //! for, on a realistic seed file in its own format, and ends byte-identical to the seed.
 //!

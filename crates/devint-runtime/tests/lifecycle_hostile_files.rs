@@ -1,4 +1,4 @@
-//! Issue 16 item 1: every file the runtime reads — settings files, receipts, journals,
+//! Every file the runtime reads — settings files, receipts, journals,
 //! policy profiles — is opened without blocking and read only when it is a regular file
 //! within its size cap. Each reader meets a FIFO, a device, a socket, a directory and an
 //! oversize file; each must answer (within two seconds, or the test fails instead of

@@ -1,4 +1,4 @@
-//! Each settings file is read at most once per request (issue 15 item 2): `status`, `plan`,
+//! Each settings file is read at most once per request: `status`, `plan`,
 //! `verify`, `list_tools`, `apply` and `remove` (preview and execution) counted through devint-fs's read tally (test support), which
 //! sees every read of file contents on this thread — the lifecycle runs on the caller's
 //! thread here, so the tally is exactly what one request read.

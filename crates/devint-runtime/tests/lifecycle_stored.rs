@@ -1,4 +1,4 @@
-//! Typed state files (issue 13 item 5): a receipt, journal or evidence record holding a value
+//! Typed state files: a receipt, journal or evidence record holding a value
 //! this build does not know is a load error naming the file and the field — never a default,
 //! never a fresh id — while files written by earlier builds (same tokens) load unchanged.
 

@@ -266,7 +266,7 @@ impl Dispatcher {
                 ErrorKind::UnknownSession,
                 format!("no open session is called `{}`", bounded(&session_id)),
             )
-            .fix("pass the sessionId session/open returned; a closed session stays closed")
+            .fix("pass the session_id session/open returned; a closed session stays closed")
         };
         let closing = matches!(job.call, SessionCall::Close);
         let handle = registry.sessions.get(&session_id).ok_or_else(unknown)?;
@@ -305,7 +305,9 @@ fn register(
     reg.next_id += 1;
     let session_id = format!("s-{}", reg.next_id);
     let mut result = opened.result.clone();
-    result["sessionId"] = Value::String(session_id.clone());
+    if let Value::Object(fields) = &mut result {
+        fields.extend(params::session_keys(&session_id));
+    }
     let (handle, task) = SessionHandle::spawn(
         session_id.clone(),
         opened,

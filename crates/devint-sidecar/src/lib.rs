@@ -54,6 +54,21 @@ pub mod rpc;
 pub mod schema;
 pub mod session;
 
+/// `docs/sidecar-protocol.md`, compiled as this crate's doctests (`cargo test --doc`): a
+/// Rust block in it that names a moved or renamed item fails the build, not the reader, and
+/// the last block names the items its prose cites. Only `rustdoc --test` sees this module.
+#[cfg(doctest)]
+pub mod docs {
+    #[doc = include_str!("../../../docs/sidecar-protocol.md")]
+    /// ```
+    /// use devint_net::client::{decide, token_file, ClientIoError, RuntimeReport};
+    ///
+    /// let _ = (decide, token_file, ClientIoError::exit, devint::exit::Exit::Ok);
+    /// fn report(_: RuntimeReport) {}
+    /// ```
+    pub struct SidecarProtocol;
+}
+
 pub use config::{Environment, Options};
 pub use dispatch::{serve, serve_stdio, ServeError};
 pub use error::{ErrorKind, SidecarError};

@@ -165,18 +165,63 @@ fn absolute(field: &str, path: &std::path::Path) -> Result<(), SidecarError> {
     }
 }
 
-/// The `sessionId` every session method takes, removed from its params.
+/// The key naming a session in params, results and notifications. Every key
+/// `devint.sidecar.v1` defines is snake_case, as the DI-API's own names are (spec §3); only
+/// the JSON-RPC envelope keeps JSON-RPC's names.
+pub const SESSION_ID: &str = "session_id";
+
+/// The camelCase spelling of [`SESSION_ID`] that earlier releases used, deprecated: for one
+/// release it is still accepted in params and still sent beside `session_id` in results
+/// and notifications, so a host written against it keeps working while it moves over.
+pub const DEPRECATED_SESSION_ID: &str = "sessionId";
+
+/// Both spellings of the session's name, for a result or a notification: `session_id`, and
+/// the deprecated `sessionId` for hosts that still read it.
+pub fn session_keys(id: &str) -> Map<String, Value> {
+    let mut keys = Map::new();
+    keys.insert(SESSION_ID.to_owned(), Value::String(id.to_owned()));
+    keys.insert(
+        DEPRECATED_SESSION_ID.to_owned(),
+        Value::String(id.to_owned()),
+    );
+    keys
+}
+
+/// The `session_id` every session method takes (or the deprecated `sessionId`), removed
+/// from its params. Naming the session both ways is refused: the two could disagree.
 pub fn take_session_id(
     method: Method,
     params: &mut Map<String, Value>,
 ) -> Result<String, SidecarError> {
-    match params.remove("sessionId") {
-        Some(Value::String(id)) => Ok(id),
+    let current = params.remove(SESSION_ID);
+    let deprecated = params.remove(DEPRECATED_SESSION_ID);
+    match (current, deprecated) {
+        (Some(Value::String(id)), None) => Ok(id),
+        (None, Some(Value::String(id))) => {
+            warn_deprecated_session_id();
+            Ok(id)
+        }
+        (Some(_), Some(_)) => Err(SidecarError::params(format!(
+            "{} names its session twice (`session_id` and `sessionId`)",
+            method.name()
+        ))
+        .fix("pass `session_id` only; `sessionId` is its deprecated spelling")),
         _ => Err(
-            SidecarError::params(format!("{} needs `sessionId` (a string)", method.name()))
-                .fix("pass the sessionId that session/open returned"),
+            SidecarError::params(format!("{} needs `session_id` (a string)", method.name()))
+                .fix("pass the session_id that session/open returned"),
         ),
     }
+}
+
+/// Say once per process, on stderr, that a host still spells `session_id` the old way.
+fn warn_deprecated_session_id() {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        tracing::warn!(
+            "the host names a session `sessionId`: deprecated, accepted for this release only; \
+             send `session_id`"
+        );
+    });
 }
 
 /// What a session does for a method.
@@ -291,7 +336,7 @@ fn id<T>(
     })
 }
 
-/// The call a session method (with `sessionId` already taken out) makes.
+/// The call a session method (with `session_id` already taken out) makes.
 pub fn session_call(
     method: Method,
     params: Map<String, Value>,

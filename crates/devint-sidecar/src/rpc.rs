@@ -273,7 +273,7 @@ mod tests {
     #[test]
     fn a_request_is_read_with_its_id_method_and_params() {
         let m = parse_line(
-            br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"sessionId":"s-1"}}"#,
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"session_id":"s-1"}}"#,
         )
         .unwrap();
         let Incoming::Request { id, method, params } = m else {
@@ -281,7 +281,7 @@ mod tests {
         };
         assert_eq!(id.as_value(), &json!("a"));
         assert_eq!(method, "tools/list");
-        assert_eq!(params["sessionId"], "s-1");
+        assert_eq!(params["session_id"], "s-1");
     }
 
     #[test]

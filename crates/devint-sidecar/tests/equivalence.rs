@@ -107,7 +107,7 @@ fn approval(pending: bool) -> &'static str {
 /// The sidecar request for `op`: method and params.
 fn sidecar_request(op: &Op, session: &str, seen: &Seen) -> (&'static str, Value) {
     let mut params = match op {
-        Op::ListTools => return ("tools/list", json!({"sessionId": session})),
+        Op::ListTools => return ("tools/list", json!({"session_id": session})),
         Op::Plan {
             tool,
             scope,
@@ -151,7 +151,7 @@ fn sidecar_request(op: &Op, session: &str, seen: &Seen) -> (&'static str, Value)
             json!({"tool_id": TOOLS[*tool], "approval_id": approval(*pending), "user_input": UserInput::TOKENS[*input]}),
         ),
     };
-    params.1["sessionId"] = json!(session);
+    params.1["session_id"] = json!(session);
     params
 }
 
@@ -273,7 +273,7 @@ async fn sidecar_answers(rt: &TestRuntime, ops: &[Op]) -> Vec<Value> {
         )
         .await
         .expect("open");
-    let session = opened["sessionId"].as_str().unwrap().to_owned();
+    let session = opened["session_id"].as_str().unwrap().to_owned();
     let mut seen = Seen::default();
     let mut answers = Vec::new();
     for op in ops {

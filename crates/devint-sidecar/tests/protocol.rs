@@ -159,11 +159,11 @@ async fn a_notification_is_never_executed() {
     host.initialize().await;
     let session = host.open().await;
     host.send_line(
-        &json!({"jsonrpc": "2.0", "method": "session/close", "params": {"sessionId": session}})
+        &json!({"jsonrpc": "2.0", "method": "session/close", "params": {"session_id": session}})
             .to_string(),
     )
     .await;
-    host.call("tools/list", json!({"sessionId": session}))
+    host.call("tools/list", json!({"session_id": session}))
         .await
         .expect("the session is still open: the notification did nothing");
     rt.stop().await;
@@ -230,7 +230,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
         )
         .await
         .unwrap();
-    let s = opened["sessionId"].as_str().unwrap().to_owned();
+    let s = opened["session_id"].as_str().unwrap().to_owned();
     assert_eq!(opened["negotiation"]["outcome"], "supported");
     assert_eq!(opened["negotiation"]["di_api_version"], 5);
     assert_eq!(opened["runtime"]["socket"], rt.socket.display().to_string());
@@ -238,7 +238,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     assert_eq!(opened["token_file"], rt.token_file.display().to_string());
 
     let tools = host
-        .call("tools/list", json!({"sessionId": s}))
+        .call("tools/list", json!({"session_id": s}))
         .await
         .unwrap();
     assert_eq!(tools["tools"].as_array().unwrap().len(), 2);
@@ -249,7 +249,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let plan = host
         .call(
             "lifecycle/plan",
-            json!({"sessionId": s, "tool_id": "claude-code", "settings_scope": "user"}),
+            json!({"session_id": s, "tool_id": "claude-code", "settings_scope": "user"}),
         )
         .await
         .unwrap();
@@ -262,7 +262,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     // very build, so the standing decides as the CLI would (verified in a checkout).
     let allow = opened["runtime"]["standing"] != "verified";
     if allow {
-        host.call("session/close", json!({"sessionId": s}))
+        host.call("session/close", json!({"session_id": s}))
             .await
             .unwrap();
     }
@@ -272,7 +272,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
             json!({"client_name": "h", "client_version": "1", "allow_unverified_runtime": true}),
         )
         .await
-        .unwrap()["sessionId"]
+        .unwrap()["session_id"]
             .as_str()
             .unwrap()
             .to_owned()
@@ -282,7 +282,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let applied = host
         .call(
             "lifecycle/apply",
-            json!({"sessionId": s, "tool_id": "claude-code", "plan_id": plan["plan_id"]}),
+            json!({"session_id": s, "tool_id": "claude-code", "plan_id": plan["plan_id"]}),
         )
         .await
         .unwrap();
@@ -291,7 +291,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let status = host
         .call(
             "lifecycle/status",
-            json!({"sessionId": s, "tool_id": "claude-code"}),
+            json!({"session_id": s, "tool_id": "claude-code"}),
         )
         .await
         .unwrap();
@@ -303,7 +303,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let verified = host
         .call(
             "lifecycle/verify",
-            json!({"sessionId": s, "tool_id": "claude-code"}),
+            json!({"session_id": s, "tool_id": "claude-code"}),
         )
         .await
         .unwrap();
@@ -311,7 +311,7 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let repaired = host
         .call(
             "lifecycle/repair",
-            json!({"sessionId": s, "tool_id": "claude-code"}),
+            json!({"session_id": s, "tool_id": "claude-code"}),
         )
         .await
         .unwrap();
@@ -319,14 +319,14 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let preview = host
         .call(
             "lifecycle/remove",
-            json!({"sessionId": s, "tool_id": "claude-code"}),
+            json!({"session_id": s, "tool_id": "claude-code"}),
         )
         .await
         .unwrap();
     let removal = host
         .call(
             "lifecycle/remove",
-            json!({"sessionId": s, "tool_id": "claude-code", "plan_id": preview["plan_id"]}),
+            json!({"session_id": s, "tool_id": "claude-code", "plan_id": preview["plan_id"]}),
         )
         .await
         .unwrap();
@@ -334,18 +334,22 @@ async fn the_whole_journey_answers_with_the_views_and_the_file_token_never_cross
     let ack = host
         .call(
             "approval/relay",
-            json!({"sessionId": s, "tool_id": "codex", "approval_id": "9b2e8c1a-4d7f-4e0b-8f3a-2c6d1e5b7a90", "user_input": "approve"}),
+            json!({"session_id": s, "tool_id": "codex", "approval_id": "9b2e8c1a-4d7f-4e0b-8f3a-2c6d1e5b7a90", "user_input": "approve"}),
         )
         .await
         .expect("an approval system's UUID is an opaque id (spec §3) and is relayed");
     assert_eq!(ack["approval_id"], "9b2e8c1a-4d7f-4e0b-8f3a-2c6d1e5b7a90");
     let closed = host
-        .call("session/close", json!({"sessionId": s}))
+        .call("session/close", json!({"session_id": s}))
         .await
         .unwrap();
-    assert_eq!(closed, json!({"sessionId": s, "closed": true}));
+    // `sessionId` is the deprecated spelling, still sent for one release.
+    assert_eq!(
+        closed,
+        json!({"session_id": s, "sessionId": s, "closed": true})
+    );
     let e = host
-        .call("tools/list", json!({"sessionId": s}))
+        .call("tools/list", json!({"session_id": s}))
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e).0, "unknown_session");
@@ -483,12 +487,12 @@ async fn denials_carry_the_deny_code_and_the_clis_exit_code() {
             json!({"client_name": "h", "client_version": "1", "allow_unverified_runtime": true}),
         )
         .await
-        .unwrap()["sessionId"]
+        .unwrap()["session_id"]
         .clone();
     let e = host
         .call(
             "lifecycle/plan",
-            json!({"sessionId": s, "tool_id": "claude-code", "settings_scope": "user"}),
+            json!({"session_id": s, "tool_id": "claude-code", "settings_scope": "user"}),
         )
         .await
         .unwrap_err();
@@ -500,7 +504,7 @@ async fn denials_carry_the_deny_code_and_the_clis_exit_code() {
     let e = host
         .call(
             "lifecycle/status",
-            json!({"sessionId": s, "tool_id": "no-such-tool"}),
+            json!({"session_id": s, "tool_id": "no-such-tool"}),
         )
         .await
         .unwrap_err();
@@ -511,7 +515,7 @@ async fn denials_carry_the_deny_code_and_the_clis_exit_code() {
     let e = host
         .call(
             "lifecycle/status",
-            json!({"sessionId": s, "tool_id": "Not A Tool"}),
+            json!({"session_id": s, "tool_id": "Not A Tool"}),
         )
         .await
         .unwrap_err();
@@ -548,7 +552,7 @@ async fn a_degraded_session_reports_it_and_refuses_v2_verbs_locally_with_exit_4(
     let e = host
         .call(
             "events/follow",
-            json!({"sessionId": r["sessionId"], "tool_id": "codex"}),
+            json!({"session_id": r["session_id"], "tool_id": "codex"}),
         )
         .await
         .unwrap_err();
@@ -571,18 +575,18 @@ async fn an_unverifiable_runtime_refuses_privileged_verbs_with_11_unless_overrid
     host.initialize().await;
     // Offering v3 only: no provenance, so the standing is unverifiable (spec §8).
     let open = |allow: bool| json!({"client_name": "h", "client_version": "1", "di_api_versions": [3], "allow_unverified_runtime": allow});
-    let s = host.call("session/open", open(false)).await.unwrap()["sessionId"].clone();
+    let s = host.call("session/open", open(false)).await.unwrap()["session_id"].clone();
     let plan = host
         .call(
             "lifecycle/plan",
-            json!({"sessionId": s, "tool_id": "codex", "settings_scope": "user"}),
+            json!({"session_id": s, "tool_id": "codex", "settings_scope": "user"}),
         )
         .await
         .expect("a read-only verb proceeds on an unverifiable runtime");
     let e = host
         .call(
             "lifecycle/apply",
-            json!({"sessionId": s, "tool_id": "codex", "plan_id": plan["plan_id"]}),
+            json!({"session_id": s, "tool_id": "codex", "plan_id": plan["plan_id"]}),
         )
         .await
         .unwrap_err();
@@ -594,7 +598,7 @@ async fn an_unverifiable_runtime_refuses_privileged_verbs_with_11_unless_overrid
     assert_eq!(e["data"]["runtime"]["standing"], "unverifiable");
     for method in ["lifecycle/verify", "lifecycle/repair", "lifecycle/remove"] {
         let e = host
-            .call(method, json!({"sessionId": s, "tool_id": "codex"}))
+            .call(method, json!({"session_id": s, "tool_id": "codex"}))
             .await
             .unwrap_err();
         assert_eq!(kind_exit_deny(&e).1, 11, "{method}");
@@ -603,7 +607,7 @@ async fn an_unverifiable_runtime_refuses_privileged_verbs_with_11_unless_overrid
     assert_eq!(r["runtime"]["standing_overridden"], true);
     host.call(
         "lifecycle/apply",
-        json!({"sessionId": r["sessionId"], "tool_id": "codex", "plan_id": plan["plan_id"]}),
+        json!({"session_id": r["session_id"], "tool_id": "codex", "plan_id": plan["plan_id"]}),
     )
     .await
     .expect("the override lets a privileged verb proceed on an unverifiable runtime");
@@ -699,7 +703,7 @@ async fn requests_on_one_session_are_answered_in_order_and_sessions_run_side_by_
             "lifecycle/status"
         };
         let id = host
-            .send(method, json!({"sessionId": session, "tool_id": "codex"}))
+            .send(method, json!({"session_id": session, "tool_id": "codex"}))
             .await;
         // tools/list takes no tool_id: a refused request keeps its place in the order too.
         sent.push((session.clone(), id));
@@ -735,7 +739,10 @@ async fn end_of_input_answers_what_was_sent_closes_every_session_and_exits_0() {
     backend.set_delay(Some(Duration::from_millis(20)));
     let mut ids = Vec::new();
     for session in [&a, &b, &a] {
-        ids.push(host.send("tools/list", json!({"sessionId": session})).await);
+        ids.push(
+            host.send("tools/list", json!({"session_id": session}))
+                .await,
+        );
     }
     let (rest, served) = host.end_input().await;
     served.expect("serve returns Ok at the end of input");
@@ -761,7 +768,7 @@ async fn a_runtime_that_goes_away_fails_the_pending_call_and_every_later_one_cle
     let followed = host
         .call(
             "events/follow",
-            json!({"sessionId": s, "tool_id": "codex", "interval_ms": 100}),
+            json!({"session_id": s, "tool_id": "codex", "interval_ms": 100}),
         )
         .await
         .unwrap();
@@ -770,7 +777,7 @@ async fn a_runtime_that_goes_away_fails_the_pending_call_and_every_later_one_cle
     let e = host
         .call(
             "lifecycle/status",
-            json!({"sessionId": s, "tool_id": "codex"}),
+            json!({"session_id": s, "tool_id": "codex"}),
         )
         .await
         .unwrap_err();
@@ -782,7 +789,7 @@ async fn a_runtime_that_goes_away_fails_the_pending_call_and_every_later_one_cle
     assert_eq!(ended["method"], "events/event");
     assert_eq!(ended["params"]["kind"], "ended");
     let e = host
-        .call("tools/list", json!({"sessionId": s}))
+        .call("tools/list", json!({"session_id": s}))
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e).0, "connection_lost");
@@ -802,7 +809,7 @@ async fn followed_events_arrive_once_each_in_order_after_the_answer() {
     let r = host
         .call(
             "events/follow",
-            json!({"sessionId": s, "tool_id": "claude-code", "since_unix_secs": 50, "interval_ms": 100}),
+            json!({"session_id": s, "tool_id": "claude-code", "since_unix_secs": 50, "interval_ms": 100}),
         )
         .await
         .unwrap();
@@ -828,14 +835,14 @@ async fn followed_events_arrive_once_each_in_order_after_the_answer() {
     let once = host
         .call(
             "events/follow",
-            json!({"sessionId": s, "tool_id": "codex", "follow": false}),
+            json!({"session_id": s, "tool_id": "codex", "follow": false}),
         )
         .await
         .unwrap();
     assert_eq!(once["subscription"], Value::Null);
     assert_eq!(once["events"][0]["count"], 9);
     // Closing the session ends the follow with a notification before the close answer.
-    let id = host.send("session/close", json!({"sessionId": s})).await;
+    let id = host.send("session/close", json!({"session_id": s})).await;
     let ended = host.notification().await;
     assert_eq!(ended["params"]["kind"], "ended");
     assert_eq!(host.response(id).await["result"]["closed"], true);
@@ -860,7 +867,7 @@ async fn the_number_of_sessions_is_bounded() {
         .await
         .unwrap_err();
     assert_eq!(kind_exit_deny(&e).0, "limit");
-    host.call("session/close", json!({"sessionId": second}))
+    host.call("session/close", json!({"session_id": second}))
         .await
         .unwrap();
     host.open().await;
@@ -876,7 +883,7 @@ async fn unknown_params_and_a_missing_session_id_are_invalid_params() {
     let e = host.call("tools/list", json!({})).await.unwrap_err();
     assert_eq!(e["code"], -32602);
     let e = host
-        .call("tools/list", json!({"sessionId": s, "tool": "codex"}))
+        .call("tools/list", json!({"session_id": s, "tool": "codex"}))
         .await
         .unwrap_err();
     assert!(e["message"]
@@ -888,5 +895,66 @@ async fn unknown_params_and_a_missing_session_id_are_invalid_params() {
         .await
         .unwrap_err();
     assert!(e["message"].as_str().unwrap().contains("client_version"));
+    rt.stop().await;
+}
+
+/// `sessionId`, the spelling of earlier releases, still names a session for one release: in
+/// params it is read as `session_id`, and results and notifications still carry it beside
+/// `session_id`. Naming the session both ways at once is refused.
+#[tokio::test]
+async fn the_deprecated_session_id_spelling_is_still_accepted_and_still_sent() {
+    let (mut rt, events) = TestRuntime::scripted().await;
+    events.push("claude-code", 100, 1);
+    let mut host = Host::spawn(rt.options());
+    host.initialize().await;
+    let opened = host
+        .call(
+            "session/open",
+            json!({"client_name": "h", "client_version": "1"}),
+        )
+        .await
+        .unwrap();
+    let s = opened["session_id"].as_str().unwrap().to_owned();
+    assert_eq!(opened["sessionId"], s.as_str());
+
+    let tools = host
+        .call("tools/list", json!({"sessionId": s}))
+        .await
+        .unwrap();
+    assert!(tools["tools"].is_array());
+    let status = host
+        .call(
+            "lifecycle/status",
+            json!({"sessionId": s, "tool_id": "claude-code"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status["tool_id"], "claude-code");
+    host.call(
+        "events/follow",
+        json!({"sessionId": s, "tool_id": "claude-code", "interval_ms": 100}),
+    )
+    .await
+    .unwrap();
+    events.push("claude-code", 101, 2);
+    let event = host.notification().await;
+    assert_eq!(event["params"]["session_id"], s.as_str());
+    assert_eq!(event["params"]["sessionId"], s.as_str());
+
+    let both = host
+        .call("tools/list", json!({"session_id": s, "sessionId": s}))
+        .await
+        .unwrap_err();
+    assert_eq!(kind_exit_deny(&both).0, "invalid_params");
+    assert!(both["message"].as_str().unwrap().contains("twice"));
+
+    let id = host.send("session/close", json!({"sessionId": s})).await;
+    let ended = host.notification().await;
+    assert_eq!(ended["params"]["kind"], "ended");
+    assert_eq!(ended["params"]["sessionId"], s.as_str());
+    let closed = host.response(id).await;
+    assert_eq!(closed["result"]["session_id"], s.as_str());
+    assert_eq!(closed["result"]["sessionId"], s.as_str());
+    assert_eq!(closed["result"]["closed"], true);
     rt.stop().await;
 }

@@ -22,7 +22,7 @@ async fn every_line_of_a_full_session_matches_the_schema() {
     let (mut rt, events) = TestRuntime::scripted().await;
     events.push("claude-code", 100, 1);
     let mut host = Host::spawn(rt.options());
-    host.call("tools/list", json!({"sessionId": "s-0"}))
+    host.call("tools/list", json!({"session_id": "s-0"}))
         .await
         .unwrap_err();
     host.initialize().await;
@@ -34,20 +34,20 @@ async fn every_line_of_a_full_session_matches_the_schema() {
         )
         .await
         .unwrap();
-    let s = opened["sessionId"].clone();
-    host.call("tools/list", json!({"sessionId": s}))
+    let s = opened["session_id"].clone();
+    host.call("tools/list", json!({"session_id": s}))
         .await
         .unwrap();
     let plan = host
         .call(
             "lifecycle/plan",
-            json!({"sessionId": s, "tool_id": "claude-code", "settings_scope": "user", "profile": "strict"}),
+            json!({"session_id": s, "tool_id": "claude-code", "settings_scope": "user", "profile": "strict"}),
         )
         .await
         .unwrap();
     host.call(
         "lifecycle/apply",
-        json!({"sessionId": s, "tool_id": "claude-code", "plan_id": plan["plan_id"]}),
+        json!({"session_id": s, "tool_id": "claude-code", "plan_id": plan["plan_id"]}),
     )
     .await
     .unwrap();
@@ -57,42 +57,42 @@ async fn every_line_of_a_full_session_matches_the_schema() {
         "lifecycle/repair",
         "lifecycle/remove",
     ] {
-        host.call(method, json!({"sessionId": s, "tool_id": "claude-code"}))
+        host.call(method, json!({"session_id": s, "tool_id": "claude-code"}))
             .await
             .unwrap();
     }
     host.call(
         "approval/relay",
-        json!({"sessionId": s, "tool_id": "claude-code", "approval_id": "0123456789abcdef0123456789abcdef", "user_input": "defer"}),
+        json!({"session_id": s, "tool_id": "claude-code", "approval_id": "0123456789abcdef0123456789abcdef", "user_input": "defer"}),
     )
     .await
     .unwrap();
     // Errors: a denial (unknown plan), bad params, an unknown session.
     host.call(
         "lifecycle/apply",
-        json!({"sessionId": s, "tool_id": "claude-code", "plan_id": "ffffffffffffffffffffffffffffffff"}),
+        json!({"session_id": s, "tool_id": "claude-code", "plan_id": "ffffffffffffffffffffffffffffffff"}),
     )
     .await
     .unwrap_err();
     host.call(
         "lifecycle/plan",
-        json!({"sessionId": s, "tool_id": "codex", "settings_scope": "nowhere"}),
+        json!({"session_id": s, "tool_id": "codex", "settings_scope": "nowhere"}),
     )
     .await
     .unwrap_err();
-    host.call("tools/list", json!({"sessionId": "s-999"}))
+    host.call("tools/list", json!({"session_id": "s-999"}))
         .await
         .unwrap_err();
     // A follow, one event, and its end when the session closes.
     host.call(
         "events/follow",
-        json!({"sessionId": s, "tool_id": "claude-code", "interval_ms": 100}),
+        json!({"session_id": s, "tool_id": "claude-code", "interval_ms": 100}),
     )
     .await
     .unwrap();
     events.push("claude-code", 101, 2);
     assert_eq!(host.notification().await["params"]["kind"], "event");
-    host.call("session/close", json!({"sessionId": s}))
+    host.call("session/close", json!({"session_id": s}))
         .await
         .unwrap();
     // A refused open (a v1-only, degraded session opens; a standing refusal needs another
@@ -205,9 +205,11 @@ fn the_schema_lists_exactly_the_methods_and_errors_of_the_code() {
 #[test]
 fn the_schema_refuses_what_the_sidecar_refuses() {
     let check = SchemaCheck::new();
-    let bad_requests: [Value; 4] = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "lifecycle/plan", "params": {"sessionId": "s-1", "tool_id": "codex"}}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"sessionId": "s-1", "tool": "x"}}),
+    let bad_requests: [Value; 6] = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "lifecycle/plan", "params": {"session_id": "s-1", "tool_id": "codex"}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"session_id": "s-1", "sessionId": "s-1"}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"session_id": "s-1", "tool": "x"}}),
         json!({"jsonrpc": "2.0", "id": null, "method": "initialize"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "session/open", "params": {"client_name": "h", "client_version": "1", "token_file": "/t", "client": "c"}}),
     ];
@@ -216,5 +218,76 @@ fn the_schema_refuses_what_the_sidecar_refuses() {
             check.check("request", &request).is_err(),
             "accepted {request}"
         );
+    }
+}
+
+/// Every key the protocol defines follows the one naming rule the schema (and
+/// docs/sidecar-protocol.md) states: snake_case, as the DI-API's own names. The one
+/// exception is `sessionId`, the deprecated spelling of `session_id`, which must be marked
+/// deprecated wherever it appears and is still accepted in a request.
+#[test]
+fn the_schema_names_the_snake_case_rule_and_every_key_keeps_it() {
+    let check = SchemaCheck::new();
+    let document = check.document();
+    let description = document["description"].as_str().unwrap();
+    assert!(
+        description.contains("every key this protocol defines is snake_case"),
+        "the schema does not state the naming rule: {description}"
+    );
+    assert!(description.contains("`sessionId`") && description.contains("deprecated"));
+    let prose = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sidecar-protocol.md"),
+    )
+    .unwrap();
+    assert!(prose.contains("every key this protocol defines is snake_case"));
+    assert!(prose.contains("`sessionId`") && prose.contains("deprecated"));
+
+    let defs = &document["$defs"];
+    assert_eq!(defs["deprecated_session_id"]["deprecated"], true);
+    fn snake_case(key: &str) -> bool {
+        key.starts_with(|c: char| c.is_ascii_lowercase())
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    }
+    fn walk(at: &str, node: &Value, offenders: &mut Vec<String>, deprecated: &mut usize) {
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::Object(properties)) = map.get("properties") {
+                    for (key, schema) in properties {
+                        if key == "sessionId" && schema["$ref"] == "#/$defs/deprecated_session_id" {
+                            *deprecated += 1;
+                        } else if !snake_case(key) {
+                            offenders.push(format!("{at}/properties/{key}"));
+                        }
+                    }
+                }
+                for (key, child) in map {
+                    walk(&format!("{at}/{key}"), child, offenders, deprecated);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    walk(&format!("{at}/{i}"), child, offenders, deprecated);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (mut offenders, mut deprecated) = (Vec::new(), 0);
+    walk("#", document, &mut offenders, &mut deprecated);
+    assert!(
+        offenders.is_empty(),
+        "keys that are not snake_case: {offenders:?}"
+    );
+    // Ten session methods' params, two results and the two forms of `events/event`.
+    assert_eq!(deprecated, 14);
+
+    for spelling in ["session_id", "sessionId"] {
+        let mut request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+        request["params"][spelling] = json!("s-1");
+        check
+            .check("request", &request)
+            .unwrap_or_else(|e| panic!("{spelling}: {e}"));
     }
 }

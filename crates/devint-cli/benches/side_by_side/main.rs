@@ -1,4 +1,4 @@
-//! What a client sees, in separate processes (issue 15 item 3): the embedded DI-API server
+//! What a client sees, in separate processes: the embedded DI-API server
 //! (do-nothing backend), the real `devint serve` (sandboxed HOME, Claude Code integrated),
 //! and a raw Unix-socket echo server, each in its own process, measured by one blocking
 //! client process in interleaved rounds. Every DI-API figure is a ratio to the echo server

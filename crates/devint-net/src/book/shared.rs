@@ -28,7 +28,8 @@
 //! (nothing enrolled) or a broken one, every check is a `stat` by path.
 //!
 //! No check reads the file. The `stat` by path and the re-read run off the async workers
-//! (issue 16 item 1: no file read on an async worker thread) and still before the `resolve`
+//! (a file that blocks — a FIFO, a stalled network mount — must not stall the workers
+//! every connection shares) and still before the `resolve`
 //! returns, so revocation stays immediate.
 //!
 //! If the file cannot be read or is corrupt, every `resolve` is refused with

@@ -1,7 +1,8 @@
 //! [`BookWatch`]: an `inotify` instance watching the server's loaded enrolment book and its
 //! directory, so that the per-request "is the book untouched?" check is one
 //! `ioctl(FIONREAD)` on it — nothing queued means nothing happened — instead of an `fstat`
-//! of the book (issue 15: the largest single cost of an authorised answer after the socket).
+//! of the book (that `fstat` was the largest single cost of an authorised answer after the
+//! socket).
 //!
 //! This module owns setting the watches up in an order that leaves no gap, the check, and
 //! telling, once something is queued, events about the book from events about its

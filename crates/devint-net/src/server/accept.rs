@@ -229,7 +229,7 @@ fn admit(
         }
     };
     if let Some(evicted) = admission.evicted {
-        // Issue 16 item 6: a flood of idle connections cannot lock the user out; the
+        // A flood of idle connections cannot lock the user out; the
         // longest-idle connection made room, and that is audited.
         let limit = connection_limit(evicted.limit);
         let stage = match evicted.stage {

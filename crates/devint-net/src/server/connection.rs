@@ -19,11 +19,13 @@
 //! the socket past its answer, and the bytes of answered requests are taken off together,
 //! a few KiB at a time, so that a client woken early cannot push the worker off the
 //! connections waiting for it and most answers cost no take-off at all ([`super::intake`]
-//! owns those reads and the bytes owed: docs/benchmarks.md, 2026-12-03 and 2026-12-04,
-//! evening). A connection that is the only one open, or has not negotiated yet, reads and
-//! takes off at once: nothing waits for its worker, and the early wake-up overlaps the
+//! owns those reads and the bytes owed; docs/benchmarks.md measures it: "answered before
+//! the request is taken off the socket", "fewer wake-ups and allocations per answer").
+//! A connection that is the only one open, or has not negotiated yet, reads and takes off
+//! at once: nothing waits for its worker, and the early wake-up overlaps the
 //! client's own wake-up with the work on its request — on a host where waking an idle CPU
-//! is slow, that is most of a round trip (docs/benchmarks.md, 2026-12-04, later). While it
+//! is slow, that is most of a round trip (docs/benchmarks.md, "a connection alone takes its
+//! request off at once"). While it
 //! owes the socket bytes, the task checks every [`STALL_CHECK`] that its client still
 //! sends, and takes them off if not: they may be what fills a small send buffer.
 //!
@@ -255,7 +257,8 @@ impl Task {
             // once, read after read, kept the worker from them. (After a short read the
             // readiness is cleared instead, and the next read waits for the driver like
             // every other connection's: see `Intake::read`.) Not after `block_in_place`: those
-            // tasks moved on with the worker already (docs/benchmarks.md, 2026-12-03).
+            // tasks moved on with the worker already, and a yield there would cost one more
+            // hand-off per round trip.
             let moved = std::mem::take(&mut self.moved);
             if std::mem::take(&mut read_full) && !moved {
                 tokio::task::yield_now().await;
@@ -340,7 +343,7 @@ impl Task {
                         self.act(step, now);
                     }
                 }
-                // Issue 16 item 6: evicted (idle, at a limit) to make room for a new
+                // Evicted (idle, at a limit) to make room for a new
                 // connection; the eviction was audited by the accept loop.
                 () = &mut evicted, if !self.busy => {
                     tracing::debug!("evicted at the connection limit; closing");
@@ -393,7 +396,7 @@ impl Task {
     }
 
     /// Record a refusal within this connection's budget: past it, counted for one summary
-    /// record instead (issue 16 item 7).
+    /// record instead, so a flood of refused frames cannot grow the audit log without bound.
     fn record_refusal(&mut self, event: &AuditEvent) {
         let verdict = self.refusals.refusal(std::time::Instant::now());
         if let Some(count) = verdict.summary {
@@ -598,7 +601,7 @@ enum CallOutcome {
 }
 
 // spec[S6-PIPELINE] §6: a slow verb never blocks the runtime; the deadline tells the truth
-// (issue 16 item 2).
+// (a mutation past it is reported as what it did, never as "not applied" when it applied).
 /// The head call's outcome, or never when the head is not a running call. At the deadline
 /// the call's cancellation is raised: a read is answered with a deadline denial at once; a
 /// mutation stops if it has not reached its point of no return ("not applied") or runs to

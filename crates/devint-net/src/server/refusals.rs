@@ -1,4 +1,4 @@
-//! The per-connection budget of refusal records (issue 16 item 7): a connection that keeps
+//! The per-connection budget of refusal records: a connection that keeps
 //! sending refused frames or requests gets its first [`REFUSALS_PER_WINDOW`] refusals of
 //! each [`REFUSAL_WINDOW`] recorded one by one; further ones are counted and written as one
 //! `refusals_summarised` record with the count — when the window ends (at the next

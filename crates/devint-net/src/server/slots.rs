@@ -1,7 +1,7 @@
 //! Connection-slot accounting: never above the total or per-uid limit, a slot released on
 //! every exit path because it is a guard that releases on drop, and — at a limit — room
 //! made for the newcomer by evicting the longest-idle connection, so a flood of idle
-//! connections cannot lock the user out (issue 16 item 6).
+//! connections cannot lock the user out.
 //!
 //! Eviction order: a connection that has not finished its `Hello` first, then one that
 //! negotiated but never had a call authorised, then an authorised one; within each, the one

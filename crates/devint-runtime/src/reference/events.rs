@@ -220,7 +220,8 @@ impl ApprovalAuthority for QueueAuthority {
             ))
         };
         let queue = self.queue();
-        // Never blocks and never follows a link (issue 16 item 1): a FIFO with no reader
+        // Never blocks and never follows a link, so a planted file cannot stall or redirect
+        // the relay: a FIFO with no reader
         // fails the open at once (ENXIO), one with a reader — like a device or anything
         // else not a regular file — is refused after the `fstat`, before a byte is written.
         let flags = rustix::fs::OFlags::NONBLOCK

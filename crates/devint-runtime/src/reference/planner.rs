@@ -238,7 +238,7 @@ impl ReferenceRuntime {
     }
 
     /// The dry run of the edit against the file as it is now. What cannot be written is
-    /// reported, never left to fail at apply: an uneditable format (issue 7) blocks the plan
+    /// reported, never left to fail at apply: a format we cannot edit in place blocks the plan
     /// and lists its mechanisms as unsupported; an edit the file cannot take blocks it with a
     /// warning (it is never overwritten). A file that does not parse was refused before.
     fn prepare_plan(

@@ -37,7 +37,7 @@ pub struct Opened {
     pub allow_unverified: bool,
     /// The runtime report (the `runtime` object of the result and of refusals).
     pub report: Value,
-    /// The `session/open` result, without its `sessionId`.
+    /// The `session/open` result, without its `session_id`.
     pub result: Value,
 }
 

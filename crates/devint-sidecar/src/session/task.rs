@@ -68,7 +68,7 @@ impl Session {
                     None => break,
                     Some(Job { id, call: SessionCall::Close }) => {
                         self.end_follows("the session was closed").await;
-                        self.out.result(&id, json!({"sessionId": self.id, "closed": true})).await;
+                        self.out.result(&id, named(&self.id, json!({"closed": true}))).await;
                         return;
                     }
                     Some(Job { id, call }) => {
@@ -221,13 +221,15 @@ impl Session {
                     };
                     for event in follow.cursor.advance(list.events) {
                         follow.seq += 1;
-                        let params = json!({
-                            "sessionId": self.id,
-                            "subscription": follow.subscription,
-                            "seq": follow.seq,
-                            "kind": "event",
-                            "event": event,
-                        });
+                        let params = named(
+                            &self.id,
+                            json!({
+                                "subscription": follow.subscription,
+                                "seq": follow.seq,
+                                "kind": "event",
+                                "event": event,
+                            }),
+                        );
                         self.out.notify(EVENTS_EVENT, params).await;
                     }
                     follow.next_poll = Instant::now() + follow.request.interval;
@@ -244,13 +246,15 @@ impl Session {
     }
 
     async fn notify_end(&self, follow: &Follow, error: &SidecarError) {
-        let params = json!({
-            "sessionId": self.id,
-            "subscription": follow.subscription,
-            "seq": follow.seq + 1,
-            "kind": "ended",
-            "error": error.to_object(),
-        });
+        let params = named(
+            &self.id,
+            json!({
+                "subscription": follow.subscription,
+                "seq": follow.seq + 1,
+                "kind": "ended",
+                "error": error.to_object(),
+            }),
+        );
         self.out.notify(EVENTS_EVENT, params).await;
     }
 
@@ -294,4 +298,12 @@ pub fn view_json(result: &VerbResult) -> Result<Value, SidecarError> {
     };
     // Views serialise plain fields only; a failure would be a bug, reported, never guessed.
     value.map_err(|e| SidecarError::internal(format!("cannot render the view as JSON: {e}")))
+}
+
+/// `fields` with the session's name added, in both spellings (`params::session_keys`).
+fn named(id: &str, mut fields: Value) -> Value {
+    if let Value::Object(map) = &mut fields {
+        map.extend(crate::params::session_keys(id));
+    }
+    fields
 }

@@ -286,7 +286,7 @@ impl Host {
             )
             .await
             .unwrap_or_else(|e| panic!("session/open failed: {e}"));
-        r["sessionId"].as_str().expect("a sessionId").to_owned()
+        r["session_id"].as_str().expect("a session_id").to_owned()
     }
 
     /// Close the sidecar's stdin; every remaining line, then how `serve` ended.
