@@ -17,6 +17,7 @@ use devint::verbs::{
 };
 
 use crate::args;
+use crate::config::ConfigAction;
 use crate::enrol::{EnrolArgs, TokensAction};
 use crate::output::{ColorChoice, OutputMode};
 use crate::profile::ProfileAction;
@@ -125,6 +126,17 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         action: ServiceAction,
+    },
+    /// Read or edit the runtime's configuration file (what `serve` takes as flags: the
+    /// gateway URL, the plan lifetime, the log level…), read by every `devint serve`,
+    /// including the service's.
+    #[command(
+        after_help = "Examples:\n  devint config set gateway_url https://gateway.example.com\n  devint config show\n\nFiles: ~/.config/devint/config.toml (XDG_CONFIG_HOME), over /etc/devint/config.toml; flags and environment variables override both."
+    )]
+    Config {
+        /// What to do.
+        #[command(subcommand)]
+        action: ConfigAction,
     },
     /// Enrol a client: issue a capability token and write it to the client's own 0600 file.
     #[command(
@@ -440,6 +452,7 @@ impl Command {
             Command::Stop => "stop",
             Command::Restart => "restart",
             Command::Service { action } => action.name(),
+            Command::Config { action } => action.name(),
             Command::Enrol(_) => "enrol",
             Command::Tokens { action } => action.name(),
             Command::Whoami(_) => "whoami",
@@ -476,6 +489,7 @@ impl Command {
             | Command::Stop
             | Command::Restart
             | Command::Service { .. }
+            | Command::Config { .. }
             | Command::Enrol(_)
             | Command::Tokens { .. }
             | Command::Profile { .. }
@@ -504,6 +518,7 @@ impl Command {
             | Command::Stop
             | Command::Restart
             | Command::Service { .. }
+            | Command::Config { .. }
             | Command::Enrol(_)
             | Command::Tokens { .. }
             | Command::Whoami(_)
@@ -533,6 +548,11 @@ impl Command {
                 output: true,
             },
             Command::Profile { .. } => BOOK,
+            Command::Config { .. } => Uses {
+                socket: false,
+                state_dir: false,
+                output: true,
+            },
             Command::Version => CLIENT,
             Command::Tools(_)
             | Command::Plan(_)

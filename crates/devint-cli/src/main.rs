@@ -27,6 +27,8 @@ mod cli;
 #[cfg(not(loom))]
 mod completions;
 #[cfg(not(loom))]
+mod config;
+#[cfg(not(loom))]
 mod connect;
 #[cfg(not(loom))]
 mod consent;
@@ -179,17 +181,28 @@ fn refuse_inapplicable_flags(cli: &Cli, matches: &clap::ArgMatches) {
     }
 }
 
-/// Logs go to stderr: `-v`/`-q` set the level (RUST_LOG overrides), colour only where
-/// stderr gets it.
+/// Logs go to stderr: `-v`/`-q` set the level (RUST_LOG overrides; for `serve`, the
+/// configuration file's `log_level` when neither is given), colour only where stderr gets
+/// it.
 #[cfg(not(loom))]
 fn init_tracing(cli: &Cli, out: &Out) {
     use tracing_subscriber::EnvFilter;
-    let base = match cli.command {
-        Command::Serve(_) => 1,
-        _ => 0,
+    let (base, configured) = match cli.command {
+        // A file that does not load is `serve`'s error to report, with its line.
+        Command::Serve(_) => (
+            1,
+            config::ConfigFiles::locate()
+                .load()
+                .ok()
+                .and_then(|s| s.log_level)
+                .map(|l| l.value.name()),
+        ),
+        _ => (0, None),
     };
     let level = if cli.quiet {
         "error"
+    } else if let (0, Some(level)) = (cli.verbose, configured) {
+        level
     } else {
         match base + cli.verbose {
             0 => "warn",
@@ -225,6 +238,7 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
         Command::Stop => control::run(&out, &socket()?, control::Ask::Stop).await,
         Command::Restart => control::run(&out, &socket()?, control::Ask::Restart).await,
         Command::Service { action } => service::run(&out, action, socket()?.path(), &state()?),
+        Command::Config { action } => config::run(&out, action),
         Command::Enrol(args) => enrol::enrol(&out, &state()?, socket()?.path(), args),
         Command::Tokens { action } => match action {
             TokensAction::List => enrol::list(&out, &state()?.book()),

@@ -16,6 +16,7 @@ use std::process::Command;
 
 use serde_json::json;
 
+use crate::config::{ConfigFiles, Key};
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
 use crate::state::StateDir;
@@ -61,12 +62,16 @@ impl Manager {
 pub enum ServiceAction {
     /// Write the service files (and enable them where the manager is on PATH).
     #[command(
-        after_help = "Examples:\n  devint service install\n  devint service install --print"
+        after_help = "Examples:\n  devint service install --gateway-url https://gateway.example.com\n  devint service install --print\n\nThe service's runtime reads its settings from the configuration file (`devint config show`)."
     )]
     Install {
         /// Print the files instead of writing them (changes nothing, runs nothing).
         #[arg(long)]
         print: bool,
+        /// Also set the gateway URL the service's runtime routes model traffic to, in your
+        /// configuration file (as `devint config set gateway_url URL`).
+        #[arg(long, value_name = "URL")]
+        gateway_url: Option<String>,
         /// The service manager (default: this system's).
         #[command(flatten)]
         manager: ManagerChoice,
@@ -255,11 +260,66 @@ pub fn run(
     state: &StateDir,
 ) -> Result<Exit, CliError> {
     match action {
-        ServiceAction::Install { print, manager } => {
-            install(out, manager.get(), *print, socket, state)
+        ServiceAction::Install {
+            print,
+            gateway_url,
+            manager,
+        } => {
+            let config = ConfigFiles::locate();
+            if let Some(url) = gateway_url {
+                configure_gateway(out, &config, url, *print)?;
+            }
+            install(out, manager.get(), *print, socket, state)?;
+            if !*print {
+                warn_without_gateway(out, &config);
+            }
+            Ok(Exit::Ok)
         }
         ServiceAction::Uninstall { manager } => uninstall(out, manager.get()),
         ServiceAction::Status { manager } => status(out, manager.get(), socket, state),
+    }
+}
+
+/// `install --gateway-url`: checked, then written to the user's configuration file (only
+/// checked with `--print`, which writes nothing).
+fn configure_gateway(
+    out: &Out,
+    config: &ConfigFiles,
+    url: &str,
+    print: bool,
+) -> Result<(), CliError> {
+    let file = config.user()?;
+    if print {
+        let url = devint_runtime::reference::PolicyUrl::parse(url)
+            .map_err(|e| CliError::usage(format!("the gateway URL given by --gateway-url {e}")))?;
+        out.note(&format!(
+            "without --print, gateway_url = {:?} would be written to {}",
+            url.as_str(),
+            file.display()
+        ));
+        return Ok(());
+    }
+    let stored = crate::config::set(file, Key::GatewayUrl, url)?;
+    out.note(&format!(
+        "wrote gateway_url = {stored:?} to {}",
+        file.display()
+    ));
+    Ok(())
+}
+
+/// Warn when the service's runtime will have no gateway URL: its manager passes no flag
+/// and none of your shell's environment, so only the configuration file counts.
+fn warn_without_gateway(out: &Out, config: &ConfigFiles) {
+    match config.load() {
+        Ok(settings) if settings.gateway_url.is_some() => {}
+        Ok(_) => out.warn(&format!(
+            "the service's runtime reads no --gateway-url or AA_DEVINT_GATEWAY_URL: {}",
+            crate::config::no_gateway()
+        )),
+        Err(e) => out.warn(&format!(
+            "the service's runtime will not start until its configuration file loads: {}",
+            e.message
+        )),
     }
 }
 
