@@ -154,10 +154,48 @@ fn restart_re_executes_the_runtime_on_the_same_socket_and_stop_stops_it() {
 }
 
 #[test]
-fn stop_without_a_runtime_says_it_is_not_running() {
+fn stop_without_a_runtime_succeeds_and_says_nothing_was_running() {
     let s = Sandbox::new();
-    let (code, _, err) = s.run(&["stop"]);
+    let (code, out, err) = s.run(&["stop"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "no devint runtime is running at {}; nothing to stop\n",
+            s.socket().display()
+        )
+    );
+    let (code, doc) = s.json(&["stop"]);
+    assert_eq!(code, 0);
+    assert_eq!(doc["result"]["running"], false, "{doc}");
+    // A restart has nothing to re-execute: still "not running" (exit 7).
+    let (code, _, err) = s.run(&["restart"]);
     assert_eq!(code, 7, "{err}");
+}
+
+#[test]
+fn service_status_shows_each_units_state_or_why_the_manager_did_not_answer() {
+    let s = Sandbox::new();
+    let script = s.bin().join("systemctl");
+    write_script(&script, "#!/bin/sh\necho active\necho inactive\nexit 3\n");
+    let (code, out, _) = s.run(&["service", "status", "--manager", "systemd"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("systemctl: devint.socket active, devint.service inactive\n"),
+        "{out}"
+    );
+    // No user bus: nothing on stdout, the reason on stderr.
+    write_script(
+        &script,
+        "#!/bin/sh\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n",
+    );
+    let (code, out, _) = s.run(&["service", "status", "--manager", "systemd"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("systemctl: no answer (Failed to connect to bus: No medium found)\n"),
+        "{out}"
+    );
+    assert!(!out.contains("systemctl: \n"), "{out}");
 }
 
 #[test]

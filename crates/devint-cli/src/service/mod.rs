@@ -252,6 +252,34 @@ fn run_steps(out: &Out, manager: Manager, steps: &[Vec<String>]) -> Result<bool,
     Ok(true)
 }
 
+/// What the manager's answer says, on one line: for systemd each unit's state
+/// (`devint.socket active, devint.service inactive`, from `is-active`'s one line per unit);
+/// for launchd its first line. When it printed nothing useful (no user bus, no such agent),
+/// what it wrote to stderr, so the line is never empty.
+fn manager_view(manager: Manager, stdout: &[u8], stderr: &[u8]) -> String {
+    let said = String::from_utf8_lossy(stdout);
+    let lines: Vec<&str> = said
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let view = match manager {
+        Manager::Systemd if lines.len() == 2 => {
+            format!("{SOCKET_UNIT} {}, {SERVICE_UNIT} {}", lines[0], lines[1])
+        }
+        Manager::Launchd => lines.first().map(|l| (*l).to_owned()).unwrap_or_default(),
+        Manager::Systemd => lines.join(", "),
+    };
+    if !view.is_empty() {
+        return view;
+    }
+    let complaint = String::from_utf8_lossy(stderr);
+    match complaint.lines().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => format!("no answer ({line})"),
+        None => "no answer".to_owned(),
+    }
+}
+
 /// Run `devint service ACTION`.
 pub fn run(
     out: &Out,
@@ -501,11 +529,10 @@ fn status(out: &Out, manager: Manager, socket: &Path, state: &StateDir) -> Resul
                 format!("gui/{}/{LAUNCHD_LABEL}", rustix::process::getuid().as_raw()),
             ],
         };
-        Command::new(program)
-            .args(&args)
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-            .unwrap_or_else(|e| format!("cannot run {}: {e}", manager.program()))
+        match Command::new(program).args(&args).output() {
+            Ok(o) => manager_view(manager, &o.stdout, &o.stderr),
+            Err(e) => format!("cannot run {}: {e}", manager.program()),
+        }
     });
     let doc = json!({
         "manager": manager.token(),
@@ -521,11 +548,7 @@ fn status(out: &Out, manager: Manager, socket: &Path, state: &StateDir) -> Resul
             text.push_str("run `devint service install` to bring them up to date\n");
         }
         match &manager_says {
-            Some(says) => text.push_str(&format!(
-                "{}: {}\n",
-                manager.program(),
-                says.replace('\n', ", ")
-            )),
+            Some(says) => text.push_str(&format!("{}: {says}\n", manager.program())),
             None => text.push_str(&format!("{} is not on PATH\n", manager.program())),
         }
         text
