@@ -235,3 +235,47 @@ fn a_refuted_runtime_names_its_pid_and_the_restart_that_fixes_it() {
     let (code, out, err) = s.run(&["tools"]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// The first of `names` found in /usr/bin or /bin.
+fn system_program(name: &str) -> Option<PathBuf> {
+    ["/usr/bin", "/bin"]
+        .iter()
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn systemd_analyze_verifies_the_units_with_the_man_page_devint_installs() {
+    let (Some(analyze), Some(_)) = (system_program("systemd-analyze"), system_program("man"))
+    else {
+        eprintln!(
+            "skipped: systemd-analyze or man is not installed (Debian: apt-get install systemd man-db)"
+        );
+        return;
+    };
+    let s = Sandbox::new();
+    let (code, out, err) = s.run(&["service", "install", "--manager", "systemd"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let man = s.root().join("man");
+    let (code, out, err) = s.run(&["manpages", &man.join("man1").display().to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let verify = |manpath: &Path| {
+        std::process::Command::new(&analyze)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("MANPATH", manpath)
+            .current_dir(unit_dir(&s))
+            .args(["verify", "--man=yes", "devint.socket", "devint.service"])
+            .output()
+            .unwrap()
+    };
+    let run = verify(&man);
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{said}");
+    assert!(said.trim().is_empty(), "no complaint: {said}");
+    // The check is real: without the pages, `Documentation=man:devint(1)` fails it.
+    let run = verify(&s.root().join("no-man"));
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{said}");
+    assert!(said.contains("man devint(1)"), "{said}");
+}
