@@ -49,6 +49,8 @@ mod files;
 #[cfg(not(loom))]
 mod inspect;
 #[cfg(not(loom))]
+mod logs;
+#[cfg(not(loom))]
 mod manpages;
 #[cfg(not(loom))]
 mod output;
@@ -181,7 +183,7 @@ fn refuse_inapplicable_flags(cli: &Cli, matches: &clap::ArgMatches) {
     }
 }
 
-/// Logs go to stderr: `-v`/`-q` set the level (RUST_LOG overrides; for `serve`, the
+/// Logs go to stderr, or to the journal under systemd ([`logs`]): `-v`/`-q` set the level (RUST_LOG overrides; for `serve`, the
 /// configuration file's `log_level` when neither is given), colour only where stderr gets
 /// it.
 #[cfg(not(loom))]
@@ -212,11 +214,7 @@ fn init_tracing(cli: &Cli, out: &Out) {
         }
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(out.colour_err)
-        .with_writer(std::io::stderr)
-        .try_init();
+    logs::init(filter, out.colour_err);
 }
 
 #[cfg(not(loom))]

@@ -235,7 +235,10 @@ pub async fn run(
             chosen.gateway_from
         )),
         None => {
-            tracing::warn!("no gateway URL is configured; plans route no model traffic");
+            tracing::warn!(
+                fix = crate::config::SET_GATEWAY,
+                "no gateway URL is configured; plans route no model traffic"
+            );
             say(&format!("warning: {}", crate::config::no_gateway()));
         }
     }

@@ -279,3 +279,97 @@ fn systemd_analyze_verifies_the_units_with_the_man_page_devint_installs() {
     assert!(!run.status.success(), "{said}");
     assert!(said.contains("man devint(1)"), "{said}");
 }
+
+#[test]
+fn under_the_journal_without_journald_logs_stay_on_stderr() {
+    if Path::new("/run/systemd/journal/socket").exists() {
+        eprintln!("skipped: journald listens here, so the log would go to the real journal");
+        return;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let s = Sandbox::new().without_gateway_env();
+    let err_path = s.root().join("stderr");
+    let err_file = std::fs::File::create(&err_path).unwrap();
+    let meta = err_file.metadata().unwrap();
+    // stderr is the stream JOURNAL_STREAM names, as under systemd, but no journald answers.
+    let mut child = s
+        .std_command(Path::new(DEVINT))
+        .env("JOURNAL_STREAM", format!("{}:{}", meta.dev(), meta.ino()))
+        .arg("serve")
+        .stdout(std::process::Stdio::null())
+        .stderr(err_file)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let said = loop {
+        let said = std::fs::read_to_string(&err_path).unwrap();
+        if said.contains("no gateway URL is configured") || std::time::Instant::now() > deadline {
+            break said;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        said.contains("WARN devint::serve: no gateway URL is configured"),
+        "the log line is on stderr: {said}"
+    );
+}
+
+#[test]
+fn under_the_journal_logs_are_journal_entries_with_their_fields() {
+    let s = Sandbox::new().without_gateway_env();
+    let listener = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/journal/listen.py");
+    // journald's socket path is fixed (/run/systemd/journal/socket): a private mount
+    // namespace with its own /run gives the test one without touching the machine's.
+    let out = std::process::Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c"])
+        .arg("mount -t tmpfs devint-test /run && exec python3 \"$0\" \"$1\" \"$2\"")
+        .arg(&listener)
+        .arg(DEVINT)
+        .arg(s.root().join("stderr"))
+        .envs(
+            s.std_command(Path::new(DEVINT))
+                .get_envs()
+                .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned()))),
+        )
+        .env("PATH", format!("{}:/usr/bin:/bin", s.bin().display()))
+        .output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out)
+            if String::from_utf8_lossy(&out.stderr).contains("unshare failed")
+                || String::from_utf8_lossy(&out.stderr).contains("mount:") =>
+        {
+            eprintln!(
+                "skipped: cannot make a private mount namespace here (needs root or user namespaces): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        Ok(out) => panic!(
+            "the stand-in journald saw no entry: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => {
+            eprintln!("skipped: unshare (util-linux) cannot run: {e}");
+            return;
+        }
+    };
+    let entry = String::from_utf8_lossy(&out.stdout);
+    for field in [
+        "PRIORITY=4\n",
+        "SYSLOG_IDENTIFIER=devint\n",
+        "TARGET=devint::serve\n",
+        "MESSAGE=no gateway URL is configured; plans route no model traffic\n",
+        "DEVINT_FIX=devint config set gateway_url https://…\n",
+    ] {
+        assert!(entry.contains(field), "{field:?} in {entry}");
+    }
+    let stderr = std::fs::read_to_string(s.root().join("stderr")).unwrap_or_default();
+    assert!(
+        !stderr.contains("no gateway URL is configured; plans"),
+        "logged once, to the journal: {stderr}"
+    );
+}
