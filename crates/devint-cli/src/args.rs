@@ -309,16 +309,20 @@ pub fn ttl() -> Parsed<Duration> {
 /// `serve --plan-ttl`: how long a plan stays appliable, at most one day (what `devint
 /// apply --plan` remembers).
 pub fn plan_ttl() -> Parsed<Duration> {
-    parsed(|s| {
-        let d = parse_duration(s)?;
-        if d > Duration::from_secs(86_400) {
-            return Err(format!(
-                "a plan may stay appliable at most one day (got {}); review a new plan instead",
-                words::rough_span(d.as_secs())
-            ));
-        }
-        Ok(d)
-    })
+    parsed(parse_plan_ttl)
+}
+
+/// A plan lifetime: a duration of at most one day (also `plan_ttl` in the configuration
+/// file).
+pub fn parse_plan_ttl(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d > Duration::from_secs(86_400) {
+        return Err(format!(
+            "a plan may stay appliable at most one day (got {}); review a new plan instead",
+            words::rough_span(d.as_secs())
+        ));
+    }
+    Ok(d)
 }
 
 /// `--since`: unix seconds, an RFC 3339 time (`2026-11-29T20:46:59Z`), or an age (`2h`,

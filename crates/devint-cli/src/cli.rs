@@ -17,6 +17,7 @@ use devint::verbs::{
 };
 
 use crate::args;
+use crate::config::ConfigAction;
 use crate::enrol::{EnrolArgs, TokensAction};
 use crate::output::{ColorChoice, OutputMode};
 use crate::profile::ProfileAction;
@@ -134,6 +135,17 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         action: ServiceAction,
+    },
+    /// Read or edit the runtime's configuration file (what `serve` takes as flags: the
+    /// gateway URL, the plan lifetime, the log level…), read by every `devint serve`,
+    /// including the service's.
+    #[command(
+        after_help = "Examples:\n  devint config set gateway_url https://gateway.example.com\n  devint config show\n\nFiles: ~/.config/devint/config.toml (XDG_CONFIG_HOME), over /etc/devint/config.toml; flags and environment variables override both."
+    )]
+    Config {
+        /// What to do.
+        #[command(subcommand)]
+        action: ConfigAction,
     },
     /// Enrol a client: issue a capability token and write it to the client's own 0600 file.
     #[command(
@@ -449,6 +461,7 @@ impl Command {
             Command::Stop => "stop",
             Command::Restart => "restart",
             Command::Service { action } => action.name(),
+            Command::Config { action } => action.name(),
             Command::Enrol(_) => "enrol",
             Command::Tokens { action } => action.name(),
             Command::Whoami(_) => "whoami",
@@ -485,6 +498,7 @@ impl Command {
             | Command::Stop
             | Command::Restart
             | Command::Service { .. }
+            | Command::Config { .. }
             | Command::Enrol(_)
             | Command::Tokens { .. }
             | Command::Profile { .. }
@@ -513,6 +527,7 @@ impl Command {
             | Command::Stop
             | Command::Restart
             | Command::Service { .. }
+            | Command::Config { .. }
             | Command::Enrol(_)
             | Command::Tokens { .. }
             | Command::Whoami(_)
@@ -542,6 +557,11 @@ impl Command {
                 output: true,
             },
             Command::Profile { .. } => BOOK,
+            Command::Config { .. } => Uses {
+                socket: false,
+                state_dir: false,
+                output: true,
+            },
             Command::Version => CLIENT,
             Command::Tools(_)
             | Command::Plan(_)

@@ -2,7 +2,8 @@
 //! pid its provenance reports (spec §8), once the socket and the process are shown to be
 //! this user's and this runtime's.
 //!
-//! `stop` sends SIGTERM and waits until the process has exited; `restart` sends SIGHUP,
+//! `stop` sends SIGTERM and waits until the process has exited (nothing running at the
+//! socket is success, as for `systemctl stop`); `restart` sends SIGHUP,
 //! which makes `serve` finish in-flight requests and re-execute the binary at its path on
 //! the same socket ([`crate::upgrade`]), and waits until the re-executed runtime answers.
 //! This module must never signal a process it has not tied to the socket and to our uid:
@@ -52,7 +53,21 @@ struct Target {
 /// Run `devint stop` or `devint restart` on the runtime at `socket`.
 pub async fn run(out: &Out, choice: &SocketChoice, ask: Ask) -> Result<Exit, CliError> {
     let socket = choice.path();
-    let negotiated = connect::negotiate(choice).await?;
+    let negotiated = match connect::negotiate(choice).await {
+        // As `systemctl stop`: a runtime that is not running is already stopped.
+        Err(e) if ask == Ask::Stop && e.exit == Exit::NotRunning => {
+            let doc =
+                json!({ "pid": null, "socket": socket.display().to_string(), "running": false });
+            out.result("stop", None, &doc, |_| {
+                format!(
+                    "no devint runtime is running at {}; nothing to stop",
+                    socket.display()
+                )
+            })?;
+            return Ok(Exit::Ok);
+        }
+        other => other?,
+    };
     let info = negotiated.info.clone();
     let target = identify(socket, negotiated.client.provenance()).map_err(|e| {
         e.with_runtime(&info)

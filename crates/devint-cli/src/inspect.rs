@@ -3,6 +3,7 @@
 //! DI-API clients of `status`, `list_tools` and `verify`. `status` is read-only; `verify`
 //! is privileged in the standing table (spec §8). Exit 5 when a tool is drifted, 4 when
 //! incompatible, 6 when verification failed. They never derive a state themselves.
+//! `status` warns when the runtime serving from this state directory has no gateway URL.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -18,6 +19,7 @@ use crate::connect::{open, Ctx, RuntimeSession};
 use crate::exit::{CliError, Exit};
 use crate::output::write_stderr_raw;
 use crate::render::{self, OverviewRow};
+use crate::state::StateDir;
 
 /// The exit code a status reports (spec §9): drifted 5, incompatible 4, else 0.
 pub fn status_exit(views: &[StatusView]) -> Exit {
@@ -62,10 +64,24 @@ pub async fn status(ctx: &Ctx, cmd: &StatusCommand) -> Result<Exit, CliError> {
         &[]
     };
     let mut rs = open(ctx, "status", Verb::Status, also).await?;
-    match &cmd.tool {
+    let exit = match &cmd.tool {
         Some(tool) => one(ctx, &mut rs, tool).await,
         None => overview(ctx, &mut rs, cmd.all).await,
+    }?;
+    if served_without_gateway() {
+        ctx.out.warn(&crate::config::no_gateway());
     }
+    Ok(exit)
+}
+
+/// Whether the runtime that last served from this command's state directory
+/// (`AA_DEVINT_STATE_DIR`, else `~/.aa`) recorded that it has no gateway URL. Another state
+/// directory, or none recorded, says nothing.
+fn served_without_gateway() -> bool {
+    StateDir::resolve(None)
+        .ok()
+        .and_then(|state| crate::backend::served_gateway(&state.backend()))
+        .is_some_and(|gateway| gateway.is_none())
 }
 
 async fn one(ctx: &Ctx, rs: &mut RuntimeSession, tool: &ToolId) -> Result<Exit, CliError> {

@@ -27,6 +27,8 @@ mod cli;
 #[cfg(not(loom))]
 mod completions;
 #[cfg(not(loom))]
+mod config;
+#[cfg(not(loom))]
 mod connect;
 #[cfg(not(loom))]
 mod consent;
@@ -46,6 +48,8 @@ mod exit;
 mod files;
 #[cfg(not(loom))]
 mod inspect;
+#[cfg(not(loom))]
+mod logs;
 #[cfg(not(loom))]
 mod manpages;
 #[cfg(not(loom))]
@@ -170,17 +174,28 @@ fn refuse_inapplicable_flags(cli: &Cli, matches: &clap::ArgMatches) {
     }
 }
 
-/// Logs go to stderr: `-v`/`-q` set the level (RUST_LOG overrides), colour only where
-/// stderr gets it.
+/// Logs go to stderr, or to the journal under systemd ([`logs`]): `-v`/`-q` set the level (RUST_LOG overrides; for `serve`, the
+/// configuration file's `log_level` when neither is given), colour only where stderr gets
+/// it.
 #[cfg(not(loom))]
 fn init_tracing(cli: &Cli, out: &Out) {
     use tracing_subscriber::EnvFilter;
-    let base = match cli.command {
-        Command::Serve(_) => 1,
-        _ => 0,
+    let (base, configured) = match cli.command {
+        // A file that does not load is `serve`'s error to report, with its line.
+        Command::Serve(_) => (
+            1,
+            config::ConfigFiles::locate()
+                .load()
+                .ok()
+                .and_then(|s| s.log_level)
+                .map(|l| l.value.name()),
+        ),
+        _ => (0, None),
     };
     let level = if cli.quiet {
         "error"
+    } else if let (0, Some(level)) = (cli.verbose, configured) {
+        level
     } else {
         match base + cli.verbose {
             0 => "warn",
@@ -190,11 +205,7 @@ fn init_tracing(cli: &Cli, out: &Out) {
         }
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(out.colour_err)
-        .with_writer(std::io::stderr)
-        .try_init();
+    logs::init(filter, out.colour_err);
 }
 
 #[cfg(not(loom))]
@@ -216,6 +227,7 @@ async fn dispatch(cli: Cli, out: Out) -> Result<Exit, CliError> {
         Command::Stop => control::run(&out, &socket()?, control::Ask::Stop).await,
         Command::Restart => control::run(&out, &socket()?, control::Ask::Restart).await,
         Command::Service { action } => service::run(&out, action, socket()?.path(), &state()?),
+        Command::Config { action } => config::run(&out, action),
         Command::Enrol(args) => enrol::enrol(&out, &state()?, socket()?.path(), args),
         Command::Tokens { action } => match action {
             TokensAction::List => enrol::list(&out, &state()?.book()),

@@ -5,6 +5,10 @@
 //! or SIGTERM, and re-executes its binary, handing the listening socket over, on SIGHUP or
 //! when the binary is replaced ([`crate::upgrade`]).
 //!
+//! Each setting is taken from its flag, else its environment variable, else the
+//! configuration files ([`crate::config`]), else its default. A re-execution runs this
+//! again, so SIGHUP (`devint restart`) puts an edited configuration file in force.
+//!
 //! A binary whose whole purpose is to serve is itself the explicit opt-in (spec §1), so
 //! `AA_DEVINT_ENABLED` is not consulted. This module must never repair a socket directory's
 //! permissions or remove a live runtime's socket (the transport refuses both, and we pass
@@ -25,6 +29,7 @@ use devint_net::transport::{bind_secure, BoundSocket};
 use devint_runtime::reference::PolicyUrl;
 
 use crate::backend::{open_backend, BackendSite};
+use crate::config::{ConfigFiles, Settings};
 use crate::exit::{CliError, Exit};
 use crate::socket::SocketChoice;
 use crate::state::{StateDir, StateLock};
@@ -46,13 +51,55 @@ pub struct ServeArgs {
     )]
     pub gateway_url: Option<String>,
     /// How long a plan stays appliable after `devint plan` made it (`15m`, `1h`, `90s`; at
-    /// most a day). An expired plan is refused and must be reviewed again.
-    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = crate::args::plan_ttl())]
-    pub plan_ttl: std::time::Duration,
+    /// most a day; default 15m). An expired plan is refused and must be reviewed again.
+    #[arg(long, value_name = "DURATION", value_parser = crate::args::plan_ttl())]
+    pub plan_ttl: Option<std::time::Duration>,
     /// When the executable is replaced (an upgrade): re-execute the new binary on the same
-    /// socket, or exit (status 75) for the service manager to restart it.
-    #[arg(long, value_enum, default_value_t = OnUpgrade::Reexec, value_name = "WHAT")]
-    pub on_upgrade: OnUpgrade,
+    /// socket, or exit (status 75) for the service manager to restart it (default reexec).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub on_upgrade: Option<OnUpgrade>,
+}
+
+/// What this runtime serves with: each flag, else its environment variable, else the
+/// configuration files, else its default.
+struct Chosen {
+    project_dir: Option<PathBuf>,
+    gateway_url: Option<PolicyUrl>,
+    /// Where the gateway URL came from, in words.
+    gateway_from: String,
+    plan_ttl: std::time::Duration,
+    on_upgrade: OnUpgrade,
+}
+
+impl Chosen {
+    fn of(args: &ServeArgs, settings: Settings) -> Result<Chosen, CliError> {
+        let (gateway_url, gateway_from) = match gateway_url(args.gateway_url.as_deref())? {
+            Some(url) => (
+                Some(url),
+                "--gateway-url or AA_DEVINT_GATEWAY_URL".to_owned(),
+            ),
+            None => match settings.gateway_url {
+                Some(s) => (Some(s.value), s.file.display().to_string()),
+                None => (None, String::new()),
+            },
+        };
+        Ok(Chosen {
+            project_dir: args
+                .project_dir
+                .clone()
+                .or(settings.project_dir.map(|s| s.value)),
+            gateway_url,
+            gateway_from,
+            plan_ttl: args
+                .plan_ttl
+                .or(settings.plan_ttl.map(|s| s.value))
+                .unwrap_or(devint_runtime::reference::RuntimeConfig::DEFAULT_PLAN_TTL),
+            on_upgrade: args
+                .on_upgrade
+                .or(settings.on_upgrade.map(|s| s.value))
+                .unwrap_or_default(),
+        })
+    }
 }
 
 /// A runtime ready to serve: bound socket, server, and the state directory's lock.
@@ -155,13 +202,17 @@ pub async fn run(
         .ok_or_else(|| {
             CliError::usage("HOME is not set; the runtime needs the home whose tools it integrates")
         })?;
+    let settings = ConfigFiles::locate()
+        .load()
+        .map_err(|e| e.context("cannot serve"))?;
+    let chosen = Chosen::of(args, settings)?;
     let site = BackendSite {
         state_dir: state.backend(),
         home,
         path_env: std::env::var("PATH").unwrap_or_default(),
-        project_dir: args.project_dir.clone(),
-        gateway_base_url: gateway_url(args.gateway_url.as_deref())?,
-        plan_ttl: args.plan_ttl,
+        project_dir: chosen.project_dir.clone(),
+        gateway_base_url: chosen.gateway_url.clone(),
+        plan_ttl: chosen.plan_ttl,
     };
     let mut stops = Stops::install()?;
     let runtime = prepare(choice, state, &site)?;
@@ -177,6 +228,20 @@ pub async fn run(
     }
     say(&format!("  state directory: {}", state.devint().display()));
     say(&format!("  audit log: {}", state.audit_log().display()));
+    match &chosen.gateway_url {
+        Some(url) => say(&format!(
+            "  gateway URL: {} (from {})",
+            url.as_str(),
+            chosen.gateway_from
+        )),
+        None => {
+            tracing::warn!(
+                fix = crate::config::SET_GATEWAY,
+                "no gateway URL is configured; plans route no model traffic"
+            );
+            say(&format!("warning: {}", crate::config::no_gateway()));
+        }
+    }
     for warning in crate::profile::unloadable_at_start(state, site.gateway_base_url.as_ref()) {
         say(&warning);
     }
@@ -202,7 +267,7 @@ pub async fn run(
         let stop = async {
             let w = stops.next(&provenance).await;
             why = Some(w);
-            match (w, args.on_upgrade) {
+            match (w, chosen.on_upgrade) {
                 (Why::Restart, _) | (Why::Replaced, OnUpgrade::Reexec) => Ending::HandOver,
                 (Why::Stop, _) | (Why::Replaced, OnUpgrade::Exit) => {
                     activation::notify_stopping();

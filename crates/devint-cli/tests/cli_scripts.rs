@@ -461,6 +461,17 @@ fn manual_pages_are_generated_for_every_command() {
     }
     let apply = std::fs::read_to_string(dir.join("devint-apply.1")).unwrap();
     assert!(apply.contains("plan"), "{apply}");
+    // A real SYNOPSIS (what --help shows) and the examples under EXAMPLES.
+    let plan = std::fs::read_to_string(dir.join("devint-plan.1")).unwrap();
+    assert!(
+        plan.contains(".SH SYNOPSIS\n\\fBdevint plan\\fR [OPTIONS] \\-\\-scope <SCOPE> <TOOL>\n"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains(".SH \"EXAMPLES\"\n.PP\n.nf\n.RS 4\ndevint plan claude\\-code"),
+        "{plan}"
+    );
+    assert!(!plan.contains(".SH EXTRA"), "{plan}");
     // The pages are readable files, not executables.
     let mode = std::fs::metadata(dir.join("devint.1"))
         .unwrap()

@@ -16,6 +16,7 @@ use std::process::Command;
 
 use serde_json::json;
 
+use crate::config::{ConfigFiles, Key};
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
 use crate::state::StateDir;
@@ -61,12 +62,16 @@ impl Manager {
 pub enum ServiceAction {
     /// Write the service files (and enable them where the manager is on PATH).
     #[command(
-        after_help = "Examples:\n  devint service install\n  devint service install --print"
+        after_help = "Examples:\n  devint service install --gateway-url https://gateway.example.com\n  devint service install --print\n\nThe service's runtime reads its settings from the configuration file (`devint config show`)."
     )]
     Install {
         /// Print the files instead of writing them (changes nothing, runs nothing).
         #[arg(long)]
         print: bool,
+        /// Also set the gateway URL the service's runtime routes model traffic to, in your
+        /// configuration file (as `devint config set gateway_url URL`).
+        #[arg(long, value_name = "URL")]
+        gateway_url: Option<String>,
         /// The service manager (default: this system's).
         #[command(flatten)]
         manager: ManagerChoice,
@@ -247,6 +252,34 @@ fn run_steps(out: &Out, manager: Manager, steps: &[Vec<String>]) -> Result<bool,
     Ok(true)
 }
 
+/// What the manager's answer says, on one line: for systemd each unit's state
+/// (`devint.socket active, devint.service inactive`, from `is-active`'s one line per unit);
+/// for launchd its first line. When it printed nothing useful (no user bus, no such agent),
+/// what it wrote to stderr, so the line is never empty.
+fn manager_view(manager: Manager, stdout: &[u8], stderr: &[u8]) -> String {
+    let said = String::from_utf8_lossy(stdout);
+    let lines: Vec<&str> = said
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let view = match manager {
+        Manager::Systemd if lines.len() == 2 => {
+            format!("{SOCKET_UNIT} {}, {SERVICE_UNIT} {}", lines[0], lines[1])
+        }
+        Manager::Launchd => lines.first().map(|l| (*l).to_owned()).unwrap_or_default(),
+        Manager::Systemd => lines.join(", "),
+    };
+    if !view.is_empty() {
+        return view;
+    }
+    let complaint = String::from_utf8_lossy(stderr);
+    match complaint.lines().map(str::trim).find(|l| !l.is_empty()) {
+        Some(line) => format!("no answer ({line})"),
+        None => "no answer".to_owned(),
+    }
+}
+
 /// Run `devint service ACTION`.
 pub fn run(
     out: &Out,
@@ -255,11 +288,66 @@ pub fn run(
     state: &StateDir,
 ) -> Result<Exit, CliError> {
     match action {
-        ServiceAction::Install { print, manager } => {
-            install(out, manager.get(), *print, socket, state)
+        ServiceAction::Install {
+            print,
+            gateway_url,
+            manager,
+        } => {
+            let config = ConfigFiles::locate();
+            if let Some(url) = gateway_url {
+                configure_gateway(out, &config, url, *print)?;
+            }
+            install(out, manager.get(), *print, socket, state)?;
+            if !*print {
+                warn_without_gateway(out, &config);
+            }
+            Ok(Exit::Ok)
         }
         ServiceAction::Uninstall { manager } => uninstall(out, manager.get()),
         ServiceAction::Status { manager } => status(out, manager.get(), socket, state),
+    }
+}
+
+/// `install --gateway-url`: checked, then written to the user's configuration file (only
+/// checked with `--print`, which writes nothing).
+fn configure_gateway(
+    out: &Out,
+    config: &ConfigFiles,
+    url: &str,
+    print: bool,
+) -> Result<(), CliError> {
+    let file = config.user()?;
+    if print {
+        let url = devint_runtime::reference::PolicyUrl::parse(url)
+            .map_err(|e| CliError::usage(format!("the gateway URL given by --gateway-url {e}")))?;
+        out.note(&format!(
+            "without --print, gateway_url = {:?} would be written to {}",
+            url.as_str(),
+            file.display()
+        ));
+        return Ok(());
+    }
+    let stored = crate::config::set(file, Key::GatewayUrl, url)?;
+    out.note(&format!(
+        "wrote gateway_url = {stored:?} to {}",
+        file.display()
+    ));
+    Ok(())
+}
+
+/// Warn when the service's runtime will have no gateway URL: its manager passes no flag
+/// and none of your shell's environment, so only the configuration file counts.
+fn warn_without_gateway(out: &Out, config: &ConfigFiles) {
+    match config.load() {
+        Ok(settings) if settings.gateway_url.is_some() => {}
+        Ok(_) => out.warn(&format!(
+            "the service's runtime reads no --gateway-url or AA_DEVINT_GATEWAY_URL: {}",
+            crate::config::no_gateway()
+        )),
+        Err(e) => out.warn(&format!(
+            "the service's runtime will not start until its configuration file loads: {}",
+            e.message
+        )),
     }
 }
 
@@ -441,11 +529,10 @@ fn status(out: &Out, manager: Manager, socket: &Path, state: &StateDir) -> Resul
                 format!("gui/{}/{LAUNCHD_LABEL}", rustix::process::getuid().as_raw()),
             ],
         };
-        Command::new(program)
-            .args(&args)
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-            .unwrap_or_else(|e| format!("cannot run {}: {e}", manager.program()))
+        match Command::new(program).args(&args).output() {
+            Ok(o) => manager_view(manager, &o.stdout, &o.stderr),
+            Err(e) => format!("cannot run {}: {e}", manager.program()),
+        }
     });
     let doc = json!({
         "manager": manager.token(),
@@ -461,11 +548,7 @@ fn status(out: &Out, manager: Manager, socket: &Path, state: &StateDir) -> Resul
             text.push_str("run `devint service install` to bring them up to date\n");
         }
         match &manager_says {
-            Some(says) => text.push_str(&format!(
-                "{}: {}\n",
-                manager.program(),
-                says.replace('\n', ", ")
-            )),
+            Some(says) => text.push_str(&format!("{}: {says}\n", manager.program())),
             None => text.push_str(&format!("{} is not on PATH\n", manager.program())),
         }
         text

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 pub struct Sandbox {
     dir: tempfile::TempDir,
     servers: Vec<Child>,
+    /// Whether commands get `AA_DEVINT_GATEWAY_URL` (see [`Sandbox::without_gateway_env`]).
+    gateway_env: bool,
 }
 
 impl Sandbox {
@@ -37,6 +39,7 @@ impl Sandbox {
         let s = Sandbox {
             dir,
             servers: Vec::new(),
+            gateway_env: true,
         };
         std::fs::create_dir_all(s.home().join(".claude")).unwrap();
         std::fs::create_dir_all(s.bin()).unwrap();
@@ -79,8 +82,26 @@ impl Sandbox {
         self.run_dir().join(format!("{name}.token"))
     }
 
+    /// This sandbox without `AA_DEVINT_GATEWAY_URL`, so a runtime takes its gateway URL from
+    /// the configuration files (the sandbox's own: its HOME, and `AA_DEVINT_SYSTEM_CONFIG_DIR`
+    /// under its root, never `/etc`).
+    pub fn without_gateway_env(mut self) -> Sandbox {
+        self.gateway_env = false;
+        self
+    }
+
+    /// The machine-wide configuration directory this sandbox stands in for `/etc/devint`.
+    pub fn system_config_dir(&self) -> PathBuf {
+        self.root().join("etc-devint")
+    }
+
+    /// The user's configuration file (`$HOME/.config/devint/config.toml`).
+    pub fn config_file(&self) -> PathBuf {
+        self.home().join(".config/devint/config.toml")
+    }
+
     fn env_pairs(&self) -> Vec<(&'static str, PathBuf)> {
-        vec![
+        let mut pairs = vec![
             ("HOME", self.home()),
             ("PATH", self.bin()),
             ("AA_DEVINT_SOCKET", self.socket()),
@@ -88,12 +109,16 @@ impl Sandbox {
             ("NO_COLOR", PathBuf::from("1")),
             // Tables fit 100 columns, whatever the terminal running the tests.
             ("COLUMNS", PathBuf::from("100")),
-            // Gives the built-in profiles something to write (nothing listens there).
-            (
+            ("AA_DEVINT_SYSTEM_CONFIG_DIR", self.system_config_dir()),
+        ];
+        // Gives the built-in profiles something to write (nothing listens there).
+        if self.gateway_env {
+            pairs.push((
                 "AA_DEVINT_GATEWAY_URL",
                 PathBuf::from("http://127.0.0.1:4000"),
-            ),
-        ]
+            ));
+        }
+        pairs
     }
 
     /// `devint` with this sandbox's environment and nothing else from ours.
