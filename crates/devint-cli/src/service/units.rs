@@ -81,6 +81,31 @@ fn systemd_bare(what: &str, value: &str) -> Result<String, CliError> {
     Ok(value.replace('%', "%%"))
 }
 
+/// The comment that opens the service unit's sandboxing settings; they run from it to the
+/// next blank line.
+pub const SANDBOX_HEADER: &str = "# Sandbox: what the runtime may reach.";
+
+/// Directories a private `/tmp` (`PrivateTmp=`) replaces with empty ones of the service's own.
+const PRIVATE_TMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
+
+/// `PrivateTmp=yes`, or, when one of `paths` lies in a directory a private `/tmp` would
+/// replace (the service could no longer reach it), a comment saying which one and why the
+/// setting is left out.
+fn private_tmp(paths: &[(&str, &str)]) -> String {
+    let hidden = paths.iter().find(|(_, path)| {
+        PRIVATE_TMP_DIRS
+            .iter()
+            .any(|dir| Path::new(path).starts_with(dir))
+    });
+    match hidden {
+        None => "PrivateTmp=yes\n".to_owned(),
+        Some((what, path)) => format!(
+            "# PrivateTmp= left out: a private /tmp would hide from the service its {what}\n\
+             # {path}\n"
+        ),
+    }
+}
+
 /// The systemd user units: `devint.socket` and `devint.service`.
 pub fn systemd(spec: &Spec<'_>) -> Result<Vec<Unit>, CliError> {
     let exe = text_of("devint binary", spec.executable)?;
@@ -122,8 +147,46 @@ pub fn systemd(spec: &Spec<'_>) -> Result<Vec<Unit>, CliError> {
          # A stop (SIGTERM) exits 0 and stays stopped; `serve --on-upgrade exit` exits 75.\n\
          Restart=on-failure\n\
          \n\
+         {SANDBOX_HEADER}\n\
+         # It needs its socket (passed in), its state directory, the tools' settings files in\n\
+         # your home and project folders, and to run the tools to detect them. docs/service.md\n\
+         # names each setting and each one left out, with its reason.\n\
+         # A user manager applies the namespace settings only inside a user namespace.\n\
+         PrivateUsers=yes\n\
+         NoNewPrivileges=yes\n\
+         CapabilityBoundingSet=\n\
+         # /usr, /boot, /efi and /etc read-only; home and project folders stay writable.\n\
+         ProtectSystem=full\n\
+         {private_tmp}\
+         PrivateDevices=yes\n\
+         PrivateIPC=yes\n\
+         PrivateMounts=yes\n\
+         # Unix sockets only (its own, journald's, the manager's): it opens no IP connection.\n\
+         PrivateNetwork=yes\n\
+         RestrictAddressFamilies=AF_UNIX\n\
+         ProtectHostname=yes\n\
+         ProtectClock=yes\n\
+         ProtectKernelTunables=yes\n\
+         ProtectKernelModules=yes\n\
+         ProtectKernelLogs=yes\n\
+         RestrictNamespaces=yes\n\
+         RestrictRealtime=yes\n\
+         RestrictSUIDSGID=yes\n\
+         LockPersonality=yes\n\
+         KeyringMode=private\n\
+         SystemCallArchitectures=native\n\
+         # execve stays allowed: it runs each tool's --version and re-executes itself.\n\
+         SystemCallFilter=@system-service\n\
+         SystemCallFilter=~@privileged @resources\n\
+         SystemCallErrorNumber=EPERM\n\
+         \n\
          [Install]\n\
          WantedBy=default.target\n",
+        private_tmp = private_tmp(&[
+            ("devint binary", exe),
+            ("socket", socket),
+            ("state directory", state)
+        ]),
         exe = systemd_quoted(exe),
         socket_env = systemd_quoted(&format!("AA_DEVINT_SOCKET={socket}")),
         state_env = systemd_quoted(&format!("AA_DEVINT_STATE_DIR={state}")),
@@ -231,6 +294,32 @@ mod tests {
         assert!(e.message.contains("holds whitespace"), "{}", e.message);
         let e = launchd(&spec(Path::new("/bin/dev\nint"), Path::new("/h/d.sock"))).unwrap_err();
         assert!(e.message.contains("control character"), "{}", e.message);
+    }
+
+    #[test]
+    fn private_tmp_is_left_out_only_when_the_service_needs_a_path_under_tmp() {
+        let at_home = systemd(&spec(
+            Path::new("/h/.cargo/bin/devint"),
+            Path::new("/h/.aa/run/devint.sock"),
+        ))
+        .unwrap();
+        assert!(at_home[1].text.contains("\nPrivateTmp=yes\n"));
+        let in_tmp = systemd(&spec(
+            Path::new("/h/.cargo/bin/devint"),
+            Path::new("/tmp/run/devint.sock"),
+        ))
+        .unwrap();
+        assert!(!in_tmp[1].text.contains("PrivateTmp=yes"));
+        assert!(in_tmp[1]
+            .text
+            .contains("# PrivateTmp= left out: a private /tmp would hide from the service its socket\n# /tmp/run/devint.sock\n"));
+        let var_tmp = private_tmp(&[("devint binary", "/var/tmp/devint")]);
+        assert!(var_tmp.starts_with("# PrivateTmp= left out"), "{var_tmp}");
+        // A sibling whose name only starts with "tmp" is not hidden.
+        assert_eq!(
+            private_tmp(&[("socket", "/tmpfoo/d.sock")]),
+            "PrivateTmp=yes\n"
+        );
     }
 
     #[test]
