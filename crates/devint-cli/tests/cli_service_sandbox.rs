@@ -111,7 +111,7 @@ fn the_service_units_offline_security_exposure_is_at_most_4() {
     );
 }
 
-/// Which restrictions [`restricted`] applies, as the test reports them.
+/// The restrictions [`restricted`] always applies, as the test reports them.
 const REPRODUCED: &str = "NoNewPrivileges=yes (setpriv --no-new-privs), CapabilityBoundingSet= \
     (setpriv --bounding-set=-all --inh-caps=-all), PrivateUsers=yes (a user namespace mapping \
     only the test's own uid; every other owner shows as nobody), PrivateMounts=yes, \
@@ -119,24 +119,68 @@ const REPRODUCED: &str = "NoNewPrivileges=yes (setpriv --no-new-privs), Capabili
     --uts), ProtectSystem= and ProtectKernelTunables=yes (every mount read-only except the \
     sandbox, which is stricter than the unit's ProtectSystem=full)";
 
-/// A script that runs `PROGRAM ARGS…` under the unit's restrictions that util-linux can
-/// apply without a service manager (see [`REPRODUCED`]).
-fn restricted(s: &Sandbox) -> PathBuf {
+/// The restrictions the seccomp layer adds, when python3 and libseccomp are at hand.
+const REPRODUCED_BY_SECCOMP: &str = "SystemCallFilter=@system-service, \
+    SystemCallFilter=~@privileged @resources, SystemCallErrorNumber=EPERM, \
+    RestrictAddressFamilies=AF_UNIX, SystemCallArchitectures=native (tests/seccomp/filter.py: \
+    libseccomp, with systemd-analyze's own system call lists)";
+
+/// A seccomp filter matching the unit's, when it can be loaded here: the python3 and
+/// `systemd-analyze` that build it; otherwise why not.
+fn seccomp_layer() -> Result<(PathBuf, PathBuf), String> {
+    let (Some(python), Some(analyze)) =
+        (system_program("python3"), system_program("systemd-analyze"))
+    else {
+        return Err("python3 or systemd-analyze is not installed".to_owned());
+    };
+    let filter = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/seccomp/filter.py");
+    let out = Command::new(&python)
+        .arg(&filter)
+        .arg(&analyze)
+        .arg("/bin/true")
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(format!(
+            "the seccomp filter cannot be loaded (libseccomp missing?): {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok((python, analyze))
+}
+
+/// A script that runs `PROGRAM ARGS…` under the unit's restrictions that util-linux (and,
+/// given `seccomp`, libseccomp) can apply without a service manager (see [`REPRODUCED`]).
+fn restricted(s: &Sandbox, seccomp: Option<&(PathBuf, PathBuf)>) -> PathBuf {
+    let filter = match seccomp {
+        Some((python, analyze)) => format!(
+            "'{}' '{}' '{}' ",
+            python.display(),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/seccomp/filter.py")
+                .display(),
+            analyze.display()
+        ),
+        None => String::new(),
+    };
     let inner = s.root().join("restrict.sh");
     write_script(
         &inner,
-        "#!/bin/sh\n\
-         # $1: the one directory left writable; then the program and its arguments.\n\
-         set -e\n\
-         writable=$1; shift\n\
-         program_path=$PATH; PATH=/usr/bin:/bin\n\
-         mount --bind \"$writable\" \"$writable\"\n\
-         for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do\n\
-         \x20 [ \"$m\" = \"$writable\" ] && continue\n\
-         \x20 mount -o remount,bind,ro \"$m\"\n\
-         done\n\
-         PATH=$program_path\n\
-         exec /usr/bin/setpriv --no-new-privs --bounding-set=-all --inh-caps=-all -- \"$@\"\n",
+        &format!(
+            "#!/bin/sh\n\
+             # $1: the one directory left writable; then the program and its arguments.\n\
+             set -e\n\
+             writable=$1; shift\n\
+             program_path=$PATH; PATH=/usr/bin:/bin\n\
+             mount --bind \"$writable\" \"$writable\"\n\
+             for m in $(awk '{{print $2}}' /proc/self/mounts | sort -u); do\n\
+             \x20 [ \"$m\" = \"$writable\" ] && continue\n\
+             \x20 mount -o remount,bind,ro \"$m\"\n\
+             done\n\
+             PATH=$program_path\n\
+             exec /usr/bin/setpriv --no-new-privs --bounding-set=-all --inh-caps=-all -- \
+             {filter}\"$@\"\n"
+        ),
     );
     let outer = s.root().join("restricted");
     write_script(
@@ -166,16 +210,17 @@ fn restricted_devint(s: &Sandbox, restricted: &Path) -> PathBuf {
 }
 
 /// `devint serve` under the service unit's restrictions still does a whole plan → apply →
-/// remove for claude-code: the settings file is changed, then restored byte for byte.
+/// remove for claude-code: the settings file is changed, then restored byte for byte. When
+/// node is installed the stand-in `claude` is a node script, as the real one is, so
+/// detection runs a JIT under the same restrictions.
 ///
-/// Reproduced here (the test has no systemd manager to start the unit): see [`REPRODUCED`].
+/// Reproduced here (the test has no systemd manager to start the unit): see [`REPRODUCED`]
+/// and, when python3 and libseccomp are installed, [`REPRODUCED_BY_SECCOMP`].
 /// Not reproduced: `PrivateTmp=` (the sandbox itself lives under /tmp), `PrivateDevices=`,
-/// `ProtectKernelModules=`/`ProtectKernelLogs=`/`ProtectClock=` (their mounts and syscall
-/// filters), `KeyringMode=`, and every seccomp-based setting: `SystemCallFilter=`,
-/// `SystemCallArchitectures=`, `RestrictAddressFamilies=`, `RestrictNamespaces=`,
-/// `RestrictRealtime=`, `RestrictSUIDSGID=`, `LockPersonality=` (no tool on the machine
-/// loads a matching seccomp filter). The runtime opens only Unix sockets, so
-/// `PrivateNetwork=` standing in for `RestrictAddressFamilies=AF_UNIX` shows it needs no IP.
+/// `KeyringMode=`, the mounts of `ProtectKernelModules=`/`ProtectKernelLogs=`/
+/// `ProtectClock=` and the seccomp rules of `RestrictNamespaces=`, `RestrictRealtime=`,
+/// `RestrictSUIDSGID=` and `LockPersonality=` (the system calls they refuse are ones the
+/// runtime never makes; systemd's own rules are not reproduced argument by argument).
 #[test]
 fn serve_under_the_units_restrictions_plans_applies_and_removes() {
     let (Some(_), Some(_), Some(_)) = (
@@ -187,17 +232,18 @@ fn serve_under_the_units_restrictions_plans_applies_and_removes() {
         return;
     };
     let mut s = Sandbox::new();
-    let restricted = restricted(&s);
+    let seccomp = seccomp_layer();
+    let restricted = restricted(&s, seccomp.as_ref().ok());
 
     // The restrictions hold: outside the sandbox nothing is writable, inside it is.
-    let probe = |path: &Path| {
+    let probe = |script: &str, path: &Path| {
         s.std_command(&restricted)
-            .args(["/bin/sh", "-c", "echo x > \"$0\""])
+            .args(["/bin/sh", "-c", script])
             .arg(path)
             .output()
             .unwrap()
     };
-    let inside = probe(&s.root().join("probe"));
+    let inside = probe("echo x > \"$0\"", &s.root().join("probe"));
     let said = String::from_utf8_lossy(&inside.stderr);
     if !inside.status.success()
         && (said.contains("unshare failed") || said.contains("ermission denied"))
@@ -212,17 +258,40 @@ fn serve_under_the_units_restrictions_plans_applies_and_removes() {
         inside.status.success(),
         "the sandbox stays writable: {said}"
     );
-    let outside = probe(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("devint-probe"));
-    assert!(
-        !outside.status.success(),
-        "everything outside the sandbox is read-only"
+    let outside = probe(
+        "echo x > \"$0\"",
+        &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("devint-probe"),
     );
     assert!(
         String::from_utf8_lossy(&outside.stderr).contains("Read-only file system"),
-        "{}",
+        "everything outside the sandbox is read-only: {}",
         String::from_utf8_lossy(&outside.stderr)
     );
     eprintln!("reproduced: {REPRODUCED}");
+    match &seccomp {
+        Ok(_) => {
+            // chown is in @privileged: refused, although the caller owns the file.
+            let chown = probe("/bin/chown 0 \"$0\"", &s.root().join("probe"));
+            assert!(
+                String::from_utf8_lossy(&chown.stderr).contains("Operation not permitted"),
+                "the system call filter holds: {}",
+                String::from_utf8_lossy(&chown.stderr)
+            );
+            eprintln!("reproduced: {REPRODUCED_BY_SECCOMP}");
+        }
+        Err(why) => eprintln!("not reproduced: {REPRODUCED_BY_SECCOMP}: {why}"),
+    }
+    if let Some(node) = system_program("node") {
+        write_script(
+            &s.bin().join("claude"),
+            &format!(
+                "#!{}\nconsole.log([2, 0, 14].join('.') + ' (Claude Code)');\n",
+                node.display()
+            ),
+        );
+    } else {
+        eprintln!("not reproduced: a node-based tool's --version (node is not installed)");
+    }
 
     let settings = s.home().join(".claude/settings.json");
     let before = "{\n  \"model\": \"claude-sonnet-4-5\"\n}\n";
@@ -235,12 +304,19 @@ fn serve_under_the_units_restrictions_plans_applies_and_removes() {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     assert!(status.contains("\nNoNewPrivs:\t1\n"), "{status}");
     assert!(status.contains("\nCapBnd:\t0000000000000000\n"), "{status}");
+    if seccomp.is_ok() {
+        assert!(status.contains("\nSeccomp:\t2\n"), "{status}");
+    }
     for ns in ["user", "mnt", "net", "ipc", "uts"] {
         let theirs = std::fs::read_link(format!("/proc/{pid}/ns/{ns}")).unwrap();
         let ours = std::fs::read_link(format!("/proc/self/ns/{ns}")).unwrap();
         assert_ne!(theirs, ours, "the runtime has a {ns} namespace of its own");
     }
+
     s.enrol("full");
+    let (code, doc) = s.json(&["tools"]);
+    assert_eq!(code, 0, "{doc}\n{}", s.serve_errors(n));
+    assert!(doc.to_string().contains("2.0.14"), "claude detected: {doc}");
     let (code, doc) = s.json(&["plan", "claude-code", "--scope", "user"]);
     assert_eq!(code, 0, "{doc}\n{}", s.serve_errors(n));
     let (code, doc) = s.json(&["apply", "claude-code", "--scope", "user", "--yes"]);
@@ -250,4 +326,43 @@ fn serve_under_the_units_restrictions_plans_applies_and_removes() {
     let (code, doc) = s.json(&["remove", "claude-code", "--yes"]);
     assert_eq!(code, 0, "{doc}\n{}", s.serve_errors(n));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
+}
+
+/// Why the unit leaves `MemoryDenyWriteExecute=` out: the runtime runs each tool's
+/// `--version` to detect it, and node (Claude Code, Gemini CLI, …) cannot run a script where
+/// memory may not be made writable and executable. The kernel's own switch for that rule
+/// (`prctl(PR_SET_MDWE)`, Linux 6.3+) stands in for systemd's seccomp rule.
+#[test]
+fn a_node_tool_cannot_run_where_writable_memory_may_not_become_executable() {
+    let (Some(python), Some(node)) = (system_program("python3"), system_program("node")) else {
+        eprintln!("skipped: python3 or node is not installed");
+        return;
+    };
+    let under_mdwe = |refuse: bool| {
+        Command::new(&python)
+            .args([
+                "-c",
+                "import ctypes, os, sys\n\
+                 if sys.argv[1] == '1' and ctypes.CDLL(None).prctl(65, 1, 0, 0, 0) != 0:\n\
+                 \x20   sys.exit('PR_SET_MDWE unsupported')\n\
+                 os.execv(sys.argv[2], sys.argv[2:])\n",
+                if refuse { "1" } else { "0" },
+            ])
+            .arg(&node)
+            .args(["-e", "console.log([1, 2, 3].map((x) => x * 2).join(','))"])
+            .output()
+            .unwrap()
+    };
+    let free = under_mdwe(false);
+    assert_eq!(String::from_utf8_lossy(&free.stdout), "2,4,6\n");
+    let refused = under_mdwe(true);
+    if String::from_utf8_lossy(&refused.stderr).contains("PR_SET_MDWE unsupported") {
+        eprintln!("skipped: this kernel has no PR_SET_MDWE (Linux 6.3+)");
+        return;
+    }
+    assert!(
+        !refused.status.success(),
+        "node ran with W^X enforced: {}",
+        String::from_utf8_lossy(&refused.stdout)
+    );
 }
