@@ -210,7 +210,8 @@ fn restricted_devint(s: &Sandbox, restricted: &Path) -> PathBuf {
 }
 
 /// `devint serve` under the service unit's restrictions still does a whole plan → apply →
-/// remove for claude-code: the settings file is changed, then restored byte for byte. When
+/// restart → remove for claude-code: the settings file is changed, then restored byte for
+/// byte, and the reload re-executes the runtime in place. When
 /// node is installed the stand-in `claude` is a node script, as the real one is, so
 /// detection runs a JIT under the same restrictions.
 ///
@@ -222,7 +223,7 @@ fn restricted_devint(s: &Sandbox, restricted: &Path) -> PathBuf {
 /// `RestrictSUIDSGID=` and `LockPersonality=` (the system calls they refuse are ones the
 /// runtime never makes; systemd's own rules are not reproduced argument by argument).
 #[test]
-fn serve_under_the_units_restrictions_plans_applies_and_removes() {
+fn serve_under_the_units_restrictions_plans_applies_restarts_and_removes() {
     let (Some(_), Some(_), Some(_)) = (
         system_program("unshare"),
         system_program("setpriv"),
@@ -323,6 +324,10 @@ fn serve_under_the_units_restrictions_plans_applies_and_removes() {
     assert_eq!(code, 0, "{doc}\n{}", s.serve_errors(n));
     assert!(doc["result"]["apply"]["receipt_id"].as_str().is_some());
     assert_ne!(std::fs::read_to_string(&settings).unwrap(), before);
+    // A reload (SIGHUP) re-executes the binary in place: execve stays allowed.
+    let (code, out, err) = s.run(&["restart"]);
+    assert_eq!(code, 0, "{out}{err}\n{}", s.serve_errors(n));
+    s.wait_for_output(n, "socket handed over by the previous executable", 1);
     let (code, doc) = s.json(&["remove", "claude-code", "--yes"]);
     assert_eq!(code, 0, "{doc}\n{}", s.serve_errors(n));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
