@@ -23,6 +23,7 @@ sandbox's.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import re
@@ -135,6 +136,7 @@ class Result:
     failures: list[str] = field(default_factory=list)
     passes: int = 0
     note: str = ""
+    seconds: float = 0.0
 
     def check(self, ok: bool, what: str, detail: str = "") -> bool:
         if ok:
@@ -267,11 +269,15 @@ def node_for(tool: Tool, cache: Path) -> str:
         return node
     prefix = cache / "npm" / f"node@{major}"
     node = prefix / "node_modules" / ".bin" / "node"
-    if not (prefix / ".installed").exists():
-        prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
-                        str(prefix), f"node@{major}"], check=True, capture_output=True, timeout=900)
-        (prefix / ".installed").write_text("ok\n")
+    (cache / "npm").mkdir(parents=True, exist_ok=True)
+    # Tools judged side by side may share one node: the first installs it, the others wait.
+    with open(cache / "npm" / f"node@{major}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (prefix / ".installed").exists():
+            prefix.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix",
+                            str(prefix), f"node@{major}"], check=True, capture_output=True, timeout=900)
+            (prefix / ".installed").write_text("ok\n")
     return str(node.resolve())
 
 
@@ -586,6 +592,75 @@ def one_profile(
     return shown
 
 
+def judge_one(tool: Tool, devint: Path, cache: Path, keep: bool) -> tuple[Result | None, str]:
+    """Installs and judges one tool: its result, or why it was not run."""
+    log(f"== {tool.id} {tool.version} ({tool.entry['registry']} {tool.entry['package']})")
+    started = time.monotonic()
+    installed, why = install(tool, cache)
+    if installed is None:
+        log(f"  skip  cannot be installed here: {why}")
+        return None, why
+    result = Result(tool.id)
+    node = node_for(tool, cache) if tool.entry["registry"] == "npm" else None
+    conform(tool, devint, installed, node, result, keep)
+    result.seconds = time.monotonic() - started
+    return result, ""
+
+
+def judge_side_by_side(tools: list[Tool], args: argparse.Namespace) -> list[tuple[Tool, Result | None, str]]:
+    """Judges the tools `args.jobs` at a time, each in its own run of this script (its own
+    gateway and proxy ports, its own sandbox); each tool's lines are printed together when
+    it is done."""
+    pending = list(tools)
+    running: list[tuple[Tool, subprocess.Popen, Path]] = []
+    outcomes: dict[str, tuple[Result | None, str]] = {}
+    reports = Path(tempfile.mkdtemp(prefix="devint-conformance-reports-"))
+    try:
+        while pending or running:
+            while pending and len(running) < args.jobs:
+                tool = pending.pop(0)
+                report = reports / f"{tool.id}.json"
+                cmd = [sys.executable, __file__, "--devint", args.devint, "--cache", args.cache,
+                       "--tools", tool.id, "--jobs", "1", "--report", str(report)]
+                if args.keep:
+                    cmd.append("--keep")
+                proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                running.append((tool, proc, report))
+            time.sleep(0.2)
+            for entry in [r for r in running if r[1].poll() is not None]:
+                tool, proc, report = entry
+                running.remove(entry)
+                out = proc.stdout.read() if proc.stdout else ""
+                # Only the tool's own lines: its worker's summary is the parent's to print.
+                print(out.split("\n== summary")[0].rstrip("\n"), flush=True)
+                outcomes[tool.id] = read_report(report, proc.returncode)
+    finally:
+        shutil.rmtree(reports, ignore_errors=True)
+    return [(t, *outcomes[t.id]) for t in tools]
+
+
+def read_report(report: Path, code: int) -> tuple[Result | None, str]:
+    """A worker's outcome, from the report it wrote (a worker that died wrote none)."""
+    if not report.exists():
+        result = Result(report.stem)
+        result.failures.append(f"the worker for {report.stem} exited {code} without a report")
+        return result, ""
+    data = json.loads(report.read_text())
+    if data.get("skipped"):
+        return None, data["skipped"]
+    result = Result(data["tool"], data["failures"], data["passes"], data["note"], data["seconds"])
+    return result, ""
+
+
+def write_report(path: Path, tool: Tool, result: Result | None, why: str) -> None:
+    if result is None:
+        data: dict = {"tool": tool.id, "skipped": why}
+    else:
+        data = {"tool": result.tool, "failures": result.failures, "passes": result.passes,
+                "note": result.note, "seconds": result.seconds}
+    path.write_text(json.dumps(data))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devint", default=str(ROOT / "target" / "release" / "devint"))
@@ -593,6 +668,9 @@ def main() -> int:
     parser.add_argument("--cache", default=os.environ.get(
         "DEVINT_CONFORMANCE_CACHE", str(Path.home() / ".cache" / "devint-conformance")))
     parser.add_argument("--keep", action="store_true", help="keep each sandbox")
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("DEVINT_CONFORMANCE_JOBS", "2")),
+                        help="tools judged side by side (default 2, or DEVINT_CONFORMANCE_JOBS)")
+    parser.add_argument("--report", help=argparse.SUPPRESS)
     args = parser.parse_args()
     pins = tomllib.loads((HERE / "tools.toml").read_text())
     tools = [Tool(k, v) for k, v in pins.items() if isinstance(v, dict)]
@@ -600,34 +678,29 @@ def main() -> int:
         wanted = set(args.tools.split(","))
         tools = [t for t in tools if t.id in wanted]
     devint = Path(args.devint).resolve()
+    args.devint = str(devint)
     cache = Path(args.cache)
-    results: list[Result] = []
-    skipped: list[tuple[str, str]] = []
-    for tool in tools:
-        if not tool.installable:
-            skipped.append((tool.id, tool.entry.get("not_installable", "no registry")))
-            continue
-        log(f"== {tool.id} {tool.version} ({tool.entry['registry']} {tool.entry['package']})")
-        installed, why = install(tool, cache)
-        if installed is None:
-            skipped.append((tool.id, why))
-            log(f"  skip  cannot be installed here: {why}")
-            continue
-        result = Result(tool.id)
-        node = node_for(tool, cache) if tool.entry["registry"] == "npm" else None
-        conform(tool, devint, installed, node, result, args.keep)
-        results.append(result)
+    skipped = [(t.id, t.entry.get("not_installable", "no registry")) for t in tools if not t.installable]
+    installable = [t for t in tools if t.installable]
+    if args.jobs > 1 and len(installable) > 1:
+        outcomes = judge_side_by_side(installable, args)
+    else:
+        outcomes = [(t, *judge_one(t, devint, cache, args.keep)) for t in installable]
+    if args.report:
+        tool, result, why = outcomes[0]
+        write_report(Path(args.report), tool, result, why)
+    results = [r for _, r, _ in outcomes if r is not None]
+    skipped = [(t.id, why) for t, r, why in outcomes if r is None] + skipped
     log("\n== summary")
     for r in results:
         state = "PASS" if not r.failures else f"FAIL ({len(r.failures)})"
-        log(f"  {r.tool:<22} {state:<10} {r.passes} checks passed {r.note}")
+        log(f"  {r.tool:<22} {state:<10} {r.passes} checks passed in {r.seconds:.0f} s {r.note}")
     for tool_id, why in skipped:
         log(f"  {tool_id:<22} {'not run':<10} {why}")
     failed = [r for r in results if r.failures]
     log(f"conformance: {len(results) - len(failed)} of {len(results)} installable tools pass; "
         f"{len(skipped)} not run here")
     return 1 if failed else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

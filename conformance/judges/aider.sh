@@ -20,6 +20,9 @@ echo "=== aider --verbose --exit"
 run timeout 60 "$TOOL_BIN" --verbose --exit "${offline[@]}" \
   --model openai/devint-judge --openai-api-key sk-devint-judge-offline
 
+# Whether the tool loads the file is shown by now; what follows only shows effects.
+full || exit 0
+
 proxy_start
 echo "=== end to end: an OpenAI-compatible model, a URL in the message"
 gateway_start openai-chat

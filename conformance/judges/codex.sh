@@ -21,6 +21,9 @@ echo "=== codex doctor --all (Configuration, Connectivity)"
 (cd "$PROJECT_DIR" && timeout 60 "$TOOL_BIN" doctor --all </dev/null 2>/dev/null) \
   | awk '/^[A-Z][A-Za-z ]*$/ {section=$0} (section=="Configuration" || section=="Connectivity") && !/enabled flags/'
 
+# Whether the tool loads the file is shown by now; what follows only shows effects.
+full || exit 0
+
 echo "=== codex app-server: hooks/list"
 {
   printf '%s\n' \

@@ -23,6 +23,9 @@ run timeout 60 "$TOOL_BIN" debug agent build
 echo "=== opencode mcp list"
 run timeout 60 "$TOOL_BIN" mcp list
 
+# Whether the tool loads the file is shown by now; what follows only shows effects.
+full || exit 0
+
 echo "=== end to end: the gateway asks for bash curl"
 gateway_start anthropic bash '{"command": "curl -s http://127.0.0.1:9/devint-judge", "description": "judge"}'
 run timeout 90 "$TOOL_BIN" run --format json --model anthropic/claude-sonnet-4-5 "devint judge" \

@@ -24,6 +24,8 @@ echo "=== qwen mcp reconnect --all"
 run timeout 60 "$TOOL_BIN" mcp reconnect --all | quiet
 echo "=== qwen /doctor"
 run timeout 60 "$TOOL_BIN" "/doctor" | grep -E 'Base URL|SyntaxError|Error|judge-exit-code'
+# Whether the tool loads the file is shown by now; what follows only shows effects.
+full || { rm -rf "$TMPDIR"; exit 0; }
 echo "=== qwen /hooks"
 run timeout 60 "$TOOL_BIN" "/hooks" | quiet
 for key in tools.approvalMode permissions.deny mcp.excluded; do
