@@ -68,7 +68,8 @@ if ! command -v cargo-public-api >/dev/null 2>&1 ||
     skip "cargo-public-api $TOOL_VERSION could not be installed"
 fi
 
-target_dir="${CARGO_TARGET_DIR:-target}"
+# Where cargo puts the JSON (CARGO_TARGET_DIR or a configured target-dir is honoured).
+target_dir=$(cargo metadata --no-deps --format-version 1 | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 failed=()
 for crate in "${CRATES[@]}"; do
   # Default features only; JSON rustdoc of the library, its dependencies merely checked.
