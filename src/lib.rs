@@ -67,7 +67,7 @@
 //! Runtime authors embed the server of `devint-net` in front of their own [`backend::Lifecycle`];
 //! client authors use its `DevIntClient` (or `devint sidecar` from any language).
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod audit;
 pub mod auth;

@@ -10,7 +10,7 @@
 //! - [`Scope`]: tools (or all) × verbs; `list_tools` is the only verb exempt from the tool
 //!   check; an empty set on either side grants nothing (not even `list_tools`).
 //! - [`EnrolmentBook`] (plain data and resolution), [`LiveBook`] (shared in memory, the
-//!   type the loom model checks) and the book's file format ([`codec`]: decode and encode,
+//!   type the loom model checks) and the book's file format ([`decode_book`], [`encode_book`]:
 //!   no IO). The file itself, its locking and the server's reloading copy live in
 //!   `devint-net` (`devint_net::book`).
 //! - `fuzz_harness` (feature `fuzzing`): the invariant checks the `enrolment_book` fuzz
@@ -21,7 +21,7 @@
 //! (time is an argument) or the environment; touch a file or a socket.
 
 mod book;
-pub mod codec;
+mod codec;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz_harness;
 mod grant;

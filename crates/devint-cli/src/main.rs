@@ -7,7 +7,7 @@
 //! the provenance standing check of spec §8; `demo` walks the lifecycle in a sandbox. Exit
 //! codes are spec §9's ([`exit::Exit`]). See `man devint` and `docs/cli.md`.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 // Every byte to stdout or stderr goes through `output`, so a closed pipe is an exit
 // status and never a panic.
 #![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]

@@ -16,7 +16,7 @@
 //! It knows nothing of the protocol, tokens or tools, never spawns a thread or a task, and
 //! never follows a symlink it created.
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod durable;
 pub mod lock;

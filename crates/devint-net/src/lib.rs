@@ -68,7 +68,7 @@
 // `deny`, not `forbid`: one item, the adoption of a socket passed by the service manager
 // (`transport::activation`), takes ownership of an inherited descriptor, with its SAFETY note.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod audit_log;
 pub mod book;

@@ -17,7 +17,7 @@
 //! marked as withheld. Adapters are linked at build time; nothing is loaded dynamically
 //! (forbidden design 8).
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod adapters;
 pub mod edit;

@@ -16,15 +16,15 @@
 //! | [`framing`] | bounded NDJSON lines: a line over the cap is skipped, never buffered whole |
 //! | [`credential`] | what counts as token-shaped in a host's message |
 //! | [`follow`] | the cursor that turns polls of `scoped_events` into ordered, once-only events |
-//! | [`config`] | the environment, the bounds, the client timeouts |
-//! | [`method`] | the method table and the protocol name |
+//! | `config` | the environment, the bounds, the client timeouts: [`Options`], [`Environment`] |
+//! | `method` | the method table and the protocol name: [`Method`], [`PROTOCOL`] |
 //! | [`rpc`] | JSON-RPC 2.0 messages as lines, in and out |
-//! | [`error`] | the one error type and the table of codes, exit codes and deny codes |
+//! | `error` | the one error type and the table of codes, exit codes and deny codes: [`SidecarError`], [`ErrorKind`] |
 //! | [`outbox`] | the single writer of stdout, bounded |
 //! | [`params`] | every method's params, typed through the core's parsers |
 //! | [`session`] | opening a session (connect → negotiate → standing → token) and its task |
-//! | [`dispatch`] | the main loop: initialize, the session registry, the end of input |
-//! | [`schema`] | the JSON Schema printed by `devint sidecar --schema` |
+//! | `dispatch` | the main loop: initialize, the session registry, the end of input: [`serve`], [`serve_stdio`] |
+//! | `schema` | the JSON Schema printed by `devint sidecar --schema`: [`SCHEMA`] |
 //!
 //! It depends on the core (`devint`) and the client (`devint-net`) only: never on the
 //! reference runtime, never on a command-line parser (`.ci/run` checks with `cargo tree`).
@@ -37,21 +37,21 @@
 //! # }
 //! ```
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
-pub mod config;
+mod config;
 pub mod credential;
-pub mod dispatch;
-pub mod error;
+mod dispatch;
+mod error;
 pub mod follow;
 pub mod framing;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz_harness;
-pub mod method;
+mod method;
 pub mod outbox;
 pub mod params;
 pub mod rpc;
-pub mod schema;
+mod schema;
 pub mod session;
 
 /// `docs/sidecar-protocol.md`, compiled as this crate's doctests (`cargo test --doc`): a
@@ -69,6 +69,8 @@ pub mod docs {
     pub struct SidecarProtocol;
 }
 
+// The entry points and the types a host-facing embedder names have one path each: the crate
+// root; the modules that define them are private.
 pub use config::{Environment, Options};
 pub use dispatch::{serve, serve_stdio, ServeError};
 pub use error::{ErrorKind, SidecarError};

@@ -1,7 +1,7 @@
 //! [`BookFile`]: the enrolment book on disk (spec §7 "we persist the enrolment book").
 //!
 //! The format (JSON, records and digests, never a secret) is the core's
-//! ([`devint::auth::codec`]); this module owns the file: it is `0600` in a `0700` directory, both owned by us, and is replaced
+//! ([`devint::auth::decode_book`], [`devint::auth::encode_book`]); this module owns the file: it is `0600` in a `0700` directory, both owned by us, and is replaced
 //! atomically and durably (see [`devint_fs::private::write_private_atomically`]).
 //!
 //! Loading refuses, with an error naming the file and the fix: unparsable or truncated

@@ -4,7 +4,7 @@
 //! by the same mechanism, and `READY=1`/`STOPPING=1` on `NOTIFY_SOCKET`.
 //!
 //! An adopted socket is checked exactly as the secure bind checks its own
-//! ([`super::bind`]'s one set of rules): the directory `0700` and ours, no stranger's
+//! ([`super::bind_secure`]'s one set of rules): the directory `0700` and ours, no stranger's
 //! symlink on the way, the socket ours and `0600`, and it must be the path this runtime
 //! serves at (clients look there). It must also be a listening Unix stream socket.
 //!

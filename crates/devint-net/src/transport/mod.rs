@@ -2,15 +2,16 @@
 //! only our uid can reach it. The peer-credential check that mints [`PeerVerified`] is the
 //! core's (`devint::peer`, re-exported here), so its proof cannot be forged above it.
 //!
-//! This module owns socket path discovery ([`discovery`]) and the secure bind with its
-//! mode/owner/symlink checks and stale-socket probe ([`bind`], [`probe`]), and socket
-//! activation: adopting, checking and handing over a passed socket ([`activation`]). It makes no protocol decision, never reads or writes a frame,
+//! This module owns socket path discovery ([`discover`], [`socket_path`]) and the secure
+//! bind with its mode/owner/symlink checks and stale-socket probe ([`bind_secure`],
+//! [`probe_socket`]), and socket activation: adopting, checking and handing over a passed
+//! socket ([`activation`]). It makes no protocol decision, never reads or writes a frame,
 //! never repairs (`chmod`s) a directory it did not create, and never falls back to `/tmp`.
 
 pub mod activation;
-pub mod bind;
-pub mod discovery;
-pub mod probe;
+mod bind;
+mod discovery;
+mod probe;
 
 pub use bind::{bind_secure, BindError, BoundSocket, Removal, SocketGuard, MAX_SOCKET_PATH_BYTES};
 pub use devint::peer::{check_peer_uid, verify_peer, PeerRejected, PeerVerified};

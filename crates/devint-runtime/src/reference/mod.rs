@@ -3,7 +3,7 @@
 //!
 //! | file | owns |
 //! |---|---|
-//! | [`config`] | [`RuntimeConfig`], the probe / event / approval traits, journal points |
+//! | `config` | [`RuntimeConfig`], the probe / event / approval traits, journal points |
 //! | `runtime` | [`ReferenceRuntime::open`], recovery, the lock, durable writes |
 //! | `layout` | the state directory (`0700`) and per-(tool, scope) file names |
 //! | `modes` | the modes a settings file and its new directories are written with, per scope and tool |
@@ -29,7 +29,7 @@
 //! parse, and never put a settings value, policy document or credential into a view.
 
 mod apply;
-pub mod config;
+mod config;
 mod convert;
 mod credential;
 mod enforcement;
