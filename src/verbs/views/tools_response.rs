@@ -1,6 +1,6 @@
 //! A `list_tools` answer written from its view straight to protobuf bytes.
 //!
-//! `list_tools` is the largest answer a runtime gives (18 tools × 12 capabilities, ~30 KB).
+//! `list_tools` is the largest answer a runtime gives (every known tool × 12 capabilities: tens of KB).
 //! Building prost's `Response` first copies every token and sentence into a `String` and
 //! frees them all after encoding: ~900 allocations per answer. This file owns the one
 //! encoding that skips that step, and it must never differ from prost's by one byte: it

@@ -1,7 +1,7 @@
 //! [`StatusMemo`]: each tool's last `status` answer, given again while everything it was
 //! derived from is unchanged.
 //!
-//! An IDE that shows 18 tools polls `status`; deriving each answer parses the receipts, the
+//! An IDE that shows every known tool polls `status`; deriving each answer parses the receipts, the
 //! settings file's syntax tree, the policy profile and the recorded evidence, renders the
 //! policy again and climbs the ladder — a few hundred microseconds for an answer that has
 //! not changed. A remembered answer is given again only when all of these are the same:
