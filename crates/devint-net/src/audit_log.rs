@@ -302,30 +302,30 @@ impl Drop for JsonLinesAuditLog {
 }
 
 impl Inner {
-    /// The committer thread: write each batch queued until the log is closed and drained.
+    /// The committer thread: write what is queued, each time there is something, until the
+    /// log is closed and drained.
     fn commit_until_closed(&self) {
-        while let Some(batch) = self.queue.next_batch() {
-            self.write_deferred(batch);
+        while self.queue.wait_for_work() {
+            self.commit_pending();
         }
     }
 
-    /// Write what is queued now on this thread (no committer thread).
+    /// Write everything queued now as one batch. The batch is taken from the queue only once
+    /// the file's lock is held, as [`AuditSink::record`] does: a durable record made
+    /// meanwhile either writes these refusals ahead of its own or waits until they are
+    /// written, never overtakes them. A failure is logged with the batch's size and kept for
+    /// the next `flush`.
     fn commit_pending(&self) {
+        let tail = self.tail.lock();
         let batch = self.queue.take_all();
-        if !batch.is_empty() {
-            self.write_deferred(batch);
+        if batch.is_empty() {
+            return;
         }
-    }
-
-    /// Write a batch of refusals' records; a failure is logged with the batch's size and
-    /// kept for the next `flush`.
-    fn write_deferred(&self, batch: Vec<AuditEvent>) {
         let lines = self.lines(&batch);
-        let result = self
-            .tail
-            .lock()
-            .map_err(|_| AuditError::Poisoned)
-            .and_then(|mut tail| tail.append(&self.path, &lines));
+        let result = match tail {
+            Ok(mut tail) => tail.append(&self.path, &lines),
+            Err(_) => Err(AuditError::Poisoned),
+        };
         if let Err(error) = result {
             self.queue.lost(lines.len(), &error);
         }

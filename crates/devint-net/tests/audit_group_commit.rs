@@ -76,6 +76,23 @@ fn a_mutation_is_durable_when_record_returns_behind_the_refusals_queued_before_i
 }
 
 #[test]
+fn a_mutation_never_overtakes_a_batch_the_committer_has_already_taken() {
+    // The committer may take the queued refusals at any moment between the two calls below;
+    // whoever wins, the mutation's record must be written behind them. Repeated, because
+    // which thread wins is up to the scheduler.
+    for round in 0..300 {
+        let (_d, path) = log_path();
+        let log = JsonLinesAuditLog::open(&path).unwrap();
+        log.record_deferred(&refusal(1)).unwrap();
+        if round % 2 == 1 {
+            std::thread::yield_now();
+        }
+        log.record(&mutation(2)).unwrap();
+        assert_eq!(request_ids(&path), vec![1, 2], "round {round}");
+    }
+}
+
+#[test]
 fn dropping_the_log_writes_every_queued_refusal() {
     let (_d, path) = log_path();
     {

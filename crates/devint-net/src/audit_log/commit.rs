@@ -111,25 +111,24 @@ impl Queue {
         batch
     }
 
-    /// The committer's next batch: everything queued, once there is something; `None` once
-    /// the log is closing and nothing is left.
-    pub(super) fn next_batch(&self) -> Option<Vec<AuditEvent>> {
+    /// The committer waits until something is queued (`true`), or until the log is closing
+    /// with nothing left (`false`). It takes nothing: the batch is taken with
+    /// [`Queue::take_all`] under the file's lock, so the order on disk is the order records
+    /// were made in.
+    pub(super) fn wait_for_work(&self) -> bool {
         let mut state = self.lock();
         while state.events.is_empty() {
             if state.closing {
-                return None;
+                return false;
             }
             state.committer_asleep = true;
             state = self.work.wait(state).unwrap_or_else(|p| p.into_inner());
         }
         state.committer_asleep = false;
-        state.writing += 1;
-        let batch = state.events.drain(..).collect();
-        self.progress.notify_all();
-        Some(batch)
+        true
     }
 
-    /// A batch taken by [`Queue::take_all`] or [`Queue::next_batch`] was written (or lost).
+    /// A batch taken by [`Queue::take_all`] was written (or lost).
     pub(super) fn batch_done(&self) {
         let mut state = self.lock();
         state.writing -= 1;
