@@ -12,6 +12,7 @@
 //! DEVINT_BENCH_QUICK=1 cargo bench -p devint-cli --bench side_by_side   # smoke run
 //! DEVINT_BENCH_FIGURES=denied,status cargo bench -p devint-cli --bench side_by_side
 //! DEVINT_BENCH_RUNTIME=multi_thread cargo bench -p devint-cli --bench side_by_side
+//! DEVINT_BENCH_PIN=1 cargo bench -p devint-cli --bench side_by_side   # client CPU 0, servers CPU 1
 //! ```
 //!
 //! `DEVINT_BENCH_FIGURES` keeps some figures only, by their keys (`figures::Figure::key`; an
@@ -27,6 +28,7 @@ mod echo;
 mod embedded;
 mod figures;
 mod measure;
+mod pinning;
 mod report;
 mod roles;
 mod sandbox;
@@ -54,6 +56,8 @@ pub struct Settings {
     /// The runtime of the echo and embedded servers (the roles read it again from the
     /// environment they inherit).
     runtime: roles::RuntimeShape,
+    /// The client's and the servers' CPUs, when pinned.
+    pinning: Option<pinning::Pinning>,
 }
 
 impl Settings {
@@ -61,6 +65,7 @@ impl Settings {
         use std::time::Duration;
         // Read here, before any server starts, so a typo stops the bench at once.
         let runtime = roles::RuntimeShape::from_env();
+        let pinning = pinning::Pinning::from_env();
         let quick = std::env::var_os("DEVINT_BENCH_QUICK").is_some_and(|v| v != "0");
         let rounds = std::env::var("DEVINT_BENCH_ROUNDS")
             .ok()
@@ -87,6 +92,7 @@ impl Settings {
             servers,
             figures,
             runtime,
+            pinning,
             budget: measure::Budget {
                 time,
                 max_samples: 20_000,
@@ -132,6 +138,10 @@ fn drive() {
     std::fs::set_permissions(root, std::os::unix::fs::PermissionsExt::from_mode(0o700))
         .expect("scratch directory mode");
     let load_before = report::load_average();
+    // Every server starts on the servers' CPU (and keeps it); the client moves off it after.
+    if let Some(pinning) = settings.pinning {
+        pinning::pin_to(pinning.servers);
+    }
 
     let echo_socket = root.join("echo.sock");
     let echo = roles::start_role("echo", &echo_socket, echo_socket.clone());
@@ -165,6 +175,10 @@ fn drive() {
         "DEVINT_BENCH_SERVERS names no server (embedded, serve)"
     );
 
+    if let Some(pinning) = settings.pinning {
+        pinning::pin_to(pinning.client);
+    }
+
     // One discarded pass warms every process (allocators, caches, the kernel's socket
     // buffers) before the rounds that count.
     let warm = Settings {
@@ -177,6 +191,7 @@ fn drive() {
         servers: Vec::new(),
         figures: settings.figures.clone(),
         runtime: settings.runtime,
+        pinning: settings.pinning,
     };
     figures::run_rounds(&subjects, &echo.socket, &warm);
     let results = figures::run_rounds(&subjects, &echo.socket, &settings);

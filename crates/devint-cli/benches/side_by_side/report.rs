@@ -120,6 +120,10 @@ pub fn print(subjects: &[Subject], results: &Results, settings: &Settings, load_
         "runtime of the echo and embedded servers: {} (devint serve: its own)",
         settings.runtime.name()
     );
+    println!(
+        "pinned: {}",
+        crate::pinning::Pinning::describe(settings.pinning)
+    );
     println!("latency: p50 / p99 (median over rounds); ratio: server ÷ echo of the p50 (throughput: of the rate; p99/p50 with a client thread per connection: the server's own), median [min–max] over rounds");
     println!();
     println!("| server | figure | sizes (B) | echo | server | ratio | spread | target | met |");

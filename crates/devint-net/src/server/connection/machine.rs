@@ -120,6 +120,13 @@ impl CallInfo {
     }
 }
 
+/// The driver's handle on a call running off the async workers, as the machine sees it.
+pub(in crate::server) trait InFlight {
+    /// The call has ended and its answer waits to be collected: past its deadline it is
+    /// still answered with that answer, never denied.
+    fn is_finished(&self) -> bool;
+}
+
 /// An entry of the ordered queue of answers not yet written.
 enum Queued<C> {
     /// An answer ready (encoded), waiting for the ones before it.
@@ -507,7 +514,10 @@ impl<C> Machine<C> {
 
     /// Time passed to `now` (`wall`, the same instant as Unix time for audit records): act
     /// on every deadline passed. Early or repeated calls do nothing.
-    pub(in crate::server) fn handle_timeout(&mut self, now: Instant, wall: UnixSecs) {
+    pub(in crate::server) fn handle_timeout(&mut self, now: Instant, wall: UnixSecs)
+    where
+        C: InFlight,
+    {
         if self.session_deadline().is_some_and(|due| now >= due) {
             // spec §5 rule 8: no Hello within the handshake timeout → dropped, audited; an
             // idle negotiated connection is closed.
@@ -536,12 +546,19 @@ impl<C> Machine<C> {
     /// return ("not applied") or runs to completion, and its real outcome is awaited for the
     /// grace more; past that it is answered "still running". Every call whose time is up is
     /// dealt with, in order, so the answers behind them go out with them.
-    fn head_deadlines(&mut self, now: Instant) {
+    fn head_deadlines(&mut self, now: Instant)
+    where
+        C: InFlight,
+    {
         let grace = self.limits.mutation_grace;
         loop {
             let Some(Queued::Running(running)) = self.queue.front_mut() else {
                 return;
             };
+            if running.call.is_finished() {
+                // Its answer is there: the driver collects it next, whatever the time.
+                return;
+            }
             let (request_id, verb) = (running.info.request_id, running.info.verb);
             let cause = if !running.past_deadline {
                 if now < running.deadline {

@@ -69,10 +69,16 @@ use super::clock::unix_now;
 use super::intake::{Intake, Read, READ_CHUNK};
 use super::runtime::Shared;
 use super::slots::Slot;
-use machine::{CallInfo, Event, Finished, Machine};
+use machine::{CallInfo, Event, Finished, InFlight, Machine};
 
 /// The driver's handle on a call running on the blocking pool: its encoded answer.
 type Call = JoinHandle<Result<Vec<u8>, EncodeError>>;
+
+impl InFlight for Call {
+    fn is_finished(&self) -> bool {
+        JoinHandle::is_finished(self)
+    }
+}
 
 pub(crate) async fn run_connection(
     shared: Arc<Shared>,

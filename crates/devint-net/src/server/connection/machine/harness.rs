@@ -15,10 +15,24 @@ use devint::time::UnixSecs;
 use devint::verbs::Verb;
 use devint::wire::{encode, pb, ClientFrame, Decoder, ServerFrame, ServerToClient};
 
-use super::{CallInfo, Event, Finished, Machine};
+use super::{CallInfo, Event, Finished, InFlight, Machine, Queued};
 use crate::server::config::Limits;
 
 const T0: UnixSecs = UnixSecs::new(1_700_000_000);
+
+/// The harness's handle on a call sent off the workers.
+#[derive(Debug)]
+pub(super) struct TestCall {
+    handle: u32,
+    /// The call ended; its answer waits to be collected.
+    finished: bool,
+}
+
+impl InFlight for TestCall {
+    fn is_finished(&self) -> bool {
+        self.finished
+    }
+}
 
 /// What a request asks for, as the tests choose it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +46,7 @@ pub(super) enum Ask {
 }
 
 pub(super) struct Harness {
-    pub(super) machine: Machine<u32>,
+    pub(super) machine: Machine<TestCall>,
     pub(super) backend: CountingBackend,
     book: LiveBook,
     token: String,
@@ -128,17 +142,29 @@ impl Harness {
 
     /// The call at the head of the queue finishes now, with its real answer.
     pub(super) fn finish_head(&mut self) {
-        let handle = *self
+        let handle = self
             .machine
             .input_and_head_call()
             .1
-            .expect("a running call at the head");
+            .expect("a running call at the head")
+            .handle;
         let dispatch = self.running.remove(&handle).unwrap();
         let answer = dispatch.run(&self.backend, self.wall());
         let bytes = encode(&answer.frame);
         self.machine
             .head_finished(Finished::Answered(bytes), self.now);
         self.pump();
+    }
+
+    /// The call of request `id` ends, and nobody has collected its answer yet.
+    pub(super) fn end_uncollected(&mut self, id: u64) {
+        for queued in &mut self.machine.queue {
+            if let Queued::Running(running) = queued {
+                if running.info.request_id == id {
+                    running.call.finished = true;
+                }
+            }
+        }
     }
 
     /// Whether the head of the queue is a running call.
@@ -183,7 +209,11 @@ impl Harness {
                             .insert(dispatch.request_id(), dispatch.cancel_signal());
                         self.next_handle += 1;
                         self.running.insert(self.next_handle, dispatch);
-                        self.machine.started(self.next_handle, info, self.now);
+                        let call = TestCall {
+                            handle: self.next_handle,
+                            finished: false,
+                        };
+                        self.machine.started(call, info, self.now);
                     } else {
                         let answer = dispatch.run(&self.backend, self.wall());
                         self.machine.answered(&answer.frame);

@@ -154,6 +154,21 @@ fn a_read_past_its_deadline_is_cancelled_and_denied_and_frees_the_answers_behind
 }
 
 #[test]
+fn a_call_that_ended_is_answered_with_its_answer_even_when_collected_past_its_deadline() {
+    let mut h = Harness::negotiated(limits());
+    h.backend.set_delay(Some(Duration::ZERO)); // every call runs off the workers
+    let mut bytes = h.request(1, Ask::Status);
+    bytes.extend(h.request(2, Ask::Status));
+    h.send(&bytes);
+    h.end_uncollected(2);
+    h.advance(limits().request_deadline);
+    assert_eq!(h.answered_ids(), vec![1], "1 is denied at its deadline");
+    assert!(!h.cancels[&2].is_raised(), "2 ended in time: not cancelled");
+    h.finish_head();
+    assert!(matches!(h.written[1], ServerFrame::Response(ref r) if r.request_id == 2));
+}
+
+#[test]
 fn a_mutation_past_its_deadline_is_answered_with_its_real_outcome_within_the_grace() {
     let mut h = Harness::negotiated(limits());
     let request = h.request(1, Ask::Apply);
