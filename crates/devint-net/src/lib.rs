@@ -87,7 +87,7 @@ pub mod docs {
     #[doc = include_str!("../../../docs/client.md")]
     /// ```
     /// use devint::provenance::upgrade_in_progress;
-    /// use devint::session::ClientError;
+    /// use devint::session::client::ClientError;
     /// use devint::verbs::{ResponseError, ViewError};
     /// use devint_net::client::{AuthorizedClient, ClientIoError, DevIntClient};
     ///

@@ -207,7 +207,8 @@ mod exchange {
 
     use devint::audit::{FanoutSink, TracingAuditSink};
     use devint::peer::PeerVerified;
-    use devint::session::{AnyConnection, Client, Connection, ServerEnv};
+    use devint::session::client::Client;
+    use devint::session::{AnyConnection, Connection, ServerEnv};
     use devint::testing::CountingBackend;
     use devint::verbs::{ToolId, VerbCall};
     use devint::wire::{encode, pb, ClientFrame, Decoder, ServerFrame, ServerToClient};

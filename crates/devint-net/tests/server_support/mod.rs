@@ -14,7 +14,7 @@ pub use devint::audit::{
 pub use devint::auth::{ClientName, Scope, TokenId, TokenSecret, ToolScope};
 pub use devint::backend::{Authorization, ToolAuthorization};
 pub use devint::backend::{Lifecycle, LifecycleError};
-pub use devint::session::ClientError;
+pub use devint::session::client::ClientError;
 pub use devint::testing::CountingBackend;
 pub use devint::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
