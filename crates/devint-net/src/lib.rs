@@ -69,6 +69,8 @@
 // (`transport::activation`), takes ownership of an inherited descriptor, with its SAFETY note.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
+// Every type the public API returns or holds can be named by an embedder.
+#![deny(unnameable_types)]
 
 pub mod audit_log;
 pub mod book;

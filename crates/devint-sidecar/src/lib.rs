@@ -41,6 +41,8 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Every type the public API returns or holds can be named by an embedder.
+#![deny(unnameable_types)]
 
 mod config;
 mod credential;
