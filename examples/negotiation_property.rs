@@ -5,7 +5,8 @@
 //!
 //! Run: `cargo run --example negotiation_property` (exits non-zero on a counterexample).
 
-use devint::negotiate::{negotiate, Outcome, MAX_SUPPORTED, MIN_SUPPORTED};
+use devint::negotiate::{negotiate, Outcome};
+use devint::version::{MAX_SUPPORTED, MIN_SUPPORTED};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 

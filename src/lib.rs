@@ -68,6 +68,8 @@
 //! client authors use its `DevIntClient` (or `devint sidecar` from any language).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Every type the public API returns or holds can be named by an embedder.
+#![deny(unnameable_types)]
 
 pub mod audit;
 pub mod auth;

@@ -38,7 +38,8 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     ),
     (
         "crates/devint-runtime/src",
-        &[&["edit", "adapters"], &["reference"]],
+        // The descriptors name the settings formats the editor knows.
+        &[&["edit"], &["adapters"], &["reference"]],
     ),
     (
         "crates/devint-sidecar/src",

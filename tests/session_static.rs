@@ -7,7 +7,8 @@ use devint::auth::Grant;
 use devint::backend::{Authorization, ToolAuthorization};
 use devint::peer::PeerVerified;
 use devint::session::{
-    client, AnyConnection, Authorized, Client, Connection, Dispatch, Negotiated, Unauthenticated,
+    client, client::Client, AnyConnection, Authorized, Connection, Dispatch, Negotiated,
+    Unauthenticated,
 };
 use static_assertions::{assert_impl_all, assert_not_impl_any};
 

@@ -13,10 +13,6 @@
 mod event;
 mod sink;
 
-/// The mutation an audit record names is the verb table's mutation column.
-pub use crate::verbs::MutationVerb;
-/// Tool ids are recorded through [`ToolRef`] (defined beside `ToolId` in [`crate::verbs`]).
-pub use crate::verbs::{ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX, TOOL_REF_MAX_HEX_RUN};
 pub use event::{
     AuditEvent, AuditKind, AuditOutcome, AuthFailureReason, ConnectionLimit, EvictedStage,
     FrameRefusal, MutationOutcome, NegotiationFailure,

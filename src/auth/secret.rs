@@ -11,7 +11,7 @@ pub const SECRET_LEN: usize = 32;
 /// Length of the secret's text form (spec §6: 64 lowercase hex characters).
 pub const SECRET_HEX_LEN: usize = 2 * SECRET_LEN;
 // Opaque ids refuse a hex run as long as a token (`verbs`, a layer below, keeps the number).
-static_assertions::const_assert_eq!(SECRET_HEX_LEN, crate::verbs::views::TOKEN_HEX_LEN);
+static_assertions::const_assert_eq!(SECRET_HEX_LEN, crate::verbs::TOKEN_HEX_LEN);
 
 /// A capability token's secret: 32 bytes from the OS CSPRNG.
 ///
@@ -106,7 +106,7 @@ impl TokenSecret {
     /// (`pb::Request.capability_token`), so that field is the only place the text exists.
     /// `out` grows at most once, before anything is written, so no reallocation leaves a
     /// stale copy behind; the caller wipes `out` when it is done (see
-    /// `devint::session::OutgoingRequest`).
+    /// `devint::session::client::OutgoingRequest`).
     pub fn expose_secret_hex_into(&self, out: &mut String) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         out.reserve_exact(SECRET_HEX_LEN);

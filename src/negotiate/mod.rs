@@ -9,10 +9,5 @@
 mod outcome;
 mod window;
 
-/// The window and the version table, defined once in [`crate::version`].
-pub use crate::version::{
-    ApiVersion, VersionAddition, LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED,
-    VERSION_TABLE,
-};
 pub use outcome::{negotiate, Agreement, IncompatibleReason, Outcome};
 pub use window::{first_version_with, unavailable_verbs, verb_available};

@@ -24,7 +24,8 @@ use arbitrary::{Arbitrary, Unstructured};
 
 use crate::auth::{ClientName, EnrolmentRecord, LiveBook, Scope, TokenSecret, ToolScope};
 use crate::peer::PeerVerified;
-use crate::session::{AnyConnection, Client, Connection, ServerEnv, Step};
+use crate::session::client::Client;
+use crate::session::{AnyConnection, Connection, ServerEnv, Step};
 use crate::testing::CountingBackend;
 use crate::time::UnixSecs;
 use crate::verbs::{ToolId, Verb, VerbCall, VerbResult};
@@ -601,7 +602,11 @@ pub fn client_frames(data: &[u8]) {
                     assert_eq!(request.request().verb, call.verb().to_wire() as i32);
                     pending = Some(p);
                 }
-                Err(crate::session::ClientError::UnavailableLocally { verb, version, .. }) => {
+                Err(crate::session::client::ClientError::UnavailableLocally {
+                    verb,
+                    version,
+                    ..
+                }) => {
                     assert!(verb.rule().first_version > version);
                 }
                 Err(e) => panic!("request failed unexpectedly: {e}"),

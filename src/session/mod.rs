@@ -25,7 +25,7 @@
 //!  Denied{0, PROTOCOL_VIOLATION}    Denied{0, PROTOCOL_VIOLATION}, audited, closed
 //! ```
 //!
-//! The client mirrors it: [`Client<Unauthenticated>`](Client) → `hello()` →
+//! The client mirrors it: [`Client<Unauthenticated>`](client::Client) → `hello()` →
 //! `Client<AwaitingAck>` → `on_frame(HelloAck)` → `Client<Negotiated>` → `authorize(token)`
 //! → `Client<Authorized>`.
 
@@ -39,7 +39,6 @@ mod sentences;
 mod server;
 
 pub use any::{AnyConnection, ServerEnv, Step};
-pub use client::{Client, ClientError, OutgoingRequest, PendingCall};
 pub use denial::{denied, DenialCause};
 pub use reply::Reply;
 pub use server::{

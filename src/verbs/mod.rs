@@ -8,13 +8,27 @@
 //! decides or audits (ADR 0030 forbidden design 6): the set is pinned by a test against the
 //! spec. It must never grow a view field able to carry a value, a policy document or a
 //! credential: free text is a [`Sentence`], everything else a vocabulary or a validated id.
+//!
+//! ## Views
+//!
+//! The data-minimised response views of spec §3 ([`StatusView`], [`PlanView`], …) live here
+//! too, each with its version-gated `to_wire`/`from_wire`. A field added at DI-API version N
+//! is written only at N or above (the gates are [`crate::version`]'s
+//! [`POLICY_SINCE`](crate::version::POLICY_SINCE) and
+//! [`APPLY_OUTCOME_SINCE`](crate::version::APPLY_OUTCOME_SINCE)); parsing drops such a field
+//! below its version, so a typed view never claims more than its connection's version can
+//! say. Parsing a view (the client side) refuses a token outside its vocabulary or a
+//! malformed identifier with a [`ViewError`]; free text the peer sent that is not a valid
+//! sentence is replaced by the fixed placeholder. The status and repair views read
+//! tolerantly: an unreadable list entry or optional field becomes an [`Unrecognized`] marker
+//! in the view's `unrecognized` list. Ids and digests are opaque ([`OpaqueId`]).
 
 mod call;
 mod request_debug;
 mod sentence;
 mod tool_ref;
 mod verb;
-pub mod views;
+mod views;
 mod vocab;
 
 pub use call::{CallError, PlanArgs, ResponseError, VerbCall, VerbResult};
@@ -23,11 +37,12 @@ pub use tool_ref::{ToolRef, INVALID_TOOL_MARKER, TOOL_REF_MAX, TOOL_REF_MAX_HEX_
 pub use verb::{MutationVerb, UnknownVerb, Verb, VerbRule, VerbSet};
 pub use views::*;
 pub use vocab::{
-    ActionKind, AdapterCeiling, BuildIdSource, CapabilityName, Compatibility, EvidenceKind,
-    ExercisedOutcome, HostAttestedOutcome, Level, OutsideVocabulary, Phase, PolicyState, Privilege,
-    Profile, ReadBackOutcome, Requirement, SettingsScope, StatusState, StepOutcome, Support,
-    UserInput, VerdictKind, VerificationOutcome,
+    ActionKind, AdapterCeiling, CapabilityName, Compatibility, EvidenceKind, ExercisedOutcome,
+    HostAttestedOutcome, Level, OutsideVocabulary, Phase, PolicyState, Privilege, Profile,
+    ReadBackOutcome, Requirement, SettingsScope, StatusState, StepOutcome, Support, UserInput,
+    VerdictKind, VerificationOutcome,
 };
 
 /// For the session's refused-sentence count (`session::sentences`).
 pub(crate) use sentence::REFUSED_SENTENCE;
+pub(crate) use views::TOKEN_HEX_LEN;

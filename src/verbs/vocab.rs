@@ -425,32 +425,6 @@ vocabulary! {
     }
 }
 
-vocabulary! {
-    /// `RuntimeProvenance.build_id_source`.
-    BuildIdSource as "build_id_source" {
-        /// `AA_BUILD_SHA` injected at build time.
-        Injected = "injected",
-        /// `git rev-parse HEAD` of the crate's checkout.
-        Checkout = "checkout",
-        /// `.cargo_vcs_info.json` of a packaged crate.
-        Packaged = "packaged",
-        /// No build identity.
-        Absent = "absent",
-    }
-}
-
-impl BuildIdSource {
-    // spec[S4-EMPTY-DEFAULTS] §4: an empty `build_id_source` reads as `absent`.
-    /// Parse `build_id_source` where the empty string reads as `absent` (spec §4).
-    pub fn parse_or_absent(token: &str) -> Result<BuildIdSource, OutsideVocabulary> {
-        if token.is_empty() {
-            Ok(BuildIdSource::Absent)
-        } else {
-            BuildIdSource::parse(token)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,14 +471,5 @@ mod tests {
         assert!(e
             .remediation()
             .contains("recommended, strict, observe_only"));
-    }
-
-    #[test]
-    fn build_id_source_empty_reads_as_absent() {
-        assert_eq!(
-            BuildIdSource::parse_or_absent(""),
-            Ok(BuildIdSource::Absent)
-        );
-        assert!(BuildIdSource::parse("").is_err());
     }
 }

@@ -4,27 +4,7 @@
 //! This file owns the refusal of hostile framing (unknown tag, oversize length, bad varint,
 //! undecodable payload) and the memory bound; it makes no protocol decision and does no IO.
 //!
-//! # Driver contract
-//!
-//! 1. Make one decoder per connection and direction: the server reads with
-//!    `Decoder::<ClientToServer>::new()`, a client with `Decoder::<ServerToClient>::new()`.
-//! 2. After each read from the socket, take the bytes read as `let mut input = &buf[..n];`
-//!    and call [`Decoder::decode`]`(&mut input)` in a loop:
-//!    - `Ok(Some(frame))`: hand the frame on, then call again with the rest of `input`
-//!      (several frames may have arrived in one read);
-//!    - `Ok(None)`: every byte of `input` was consumed and the frame is not complete; read
-//!      more from the socket;
-//!    - `Err(e)`: the peer broke the framing. Audit `e` (see [`FrameError::kind`]) and close
-//!      the connection. The decoder is now poisoned: every later call returns
-//!      [`FrameError::Poisoned`] without reading input.
-//! 3. The decoder consumes only what it needs from `input` and copies into its own buffer
-//!    only a frame that is split across reads, so it never holds more than [`MAX_PAYLOAD`]
-//!    bytes ([`Decoder::held_capacity`]) however much the caller feeds it at once.
-//! 4. At end of stream, [`Decoder::at_frame_boundary`] tells a clean close from a peer that
-//!    stopped mid-frame.
-//!
-//! Feeding the same bytes whole, one byte at a time or split anywhere yields the same
-//! frames, the same error and the same number of bytes consumed.
+//! The driver contract is on [`Decoder`].
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -254,7 +234,28 @@ enum State<T> {
 
 /// An incremental, sans-IO decoder of the frames of one direction `D`
 /// ([`ClientToServer`](super::ClientToServer) or [`ServerToClient`](super::ServerToClient)).
-/// See the [module documentation](self) for the driver contract.
+///
+/// # Driver contract
+///
+/// 1. Make one decoder per connection and direction: the server reads with
+///    `Decoder::<ClientToServer>::new()`, a client with `Decoder::<ServerToClient>::new()`.
+/// 2. After each read from the socket, take the bytes read as `let mut input = &buf[..n];`
+///    and call [`Decoder::decode`]`(&mut input)` in a loop:
+///    - `Ok(Some(frame))`: hand the frame on, then call again with the rest of `input`
+///      (several frames may have arrived in one read);
+///    - `Ok(None)`: every byte of `input` was consumed and the frame is not complete; read
+///      more from the socket;
+///    - `Err(e)`: the peer broke the framing. Audit `e` (see [`FrameError::kind`]) and close
+///      the connection. The decoder is now poisoned: every later call returns
+///      [`FrameError::Poisoned`] without reading input.
+/// 3. The decoder consumes only what it needs from `input` and copies into its own buffer
+///    only a frame that is split across reads, so it never holds more than [`MAX_PAYLOAD`]
+///    bytes ([`Decoder::held_capacity`]) however much the caller feeds it at once.
+/// 4. At end of stream, [`Decoder::at_frame_boundary`] tells a clean close from a peer that
+///    stopped mid-frame.
+///
+/// Feeding the same bytes whole, one byte at a time or split anywhere yields the same
+/// frames, the same error and the same number of bytes consumed.
 pub struct Decoder<D: FrameDirection> {
     state: State<D::Tag>,
     /// The part of a frame's payload that arrived in earlier calls. Never longer, nor with

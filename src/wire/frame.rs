@@ -179,6 +179,8 @@ impl ServerFrame {
 /// Which types may be frames: the two directions' frame types, their markers, and the
 /// session's reply (which writes one answer without prost's structs).
 pub(crate) mod sealed {
+    // Unnameable on purpose: no type outside the crate can implement it.
+    #[allow(unnameable_types)]
     pub trait Sealed {}
     impl Sealed for super::ClientFrame {}
     impl Sealed for super::ServerFrame {}

@@ -10,7 +10,7 @@
 //!   a payload over [`MAX_PAYLOAD`] is refused with [`EncodeError`].
 //! - [`Decoder`]: incremental, one per direction (`Decoder<ClientToServer>` yields
 //!   [`ClientFrame`], `Decoder<ServerToClient>` yields [`ServerFrame`]), refusing hostile
-//!   framing with a typed [`FrameError`]. Its driver contract is in the [`decode`] module.
+//!   framing with a typed [`FrameError`]. Its driver contract is on [`Decoder`].
 //! - `fuzz_harness` (feature `fuzzing`): the invariant checks the fuzz targets and `cargo test` replay run.
 //!
 //! `pb::Request` and its argument messages have no derived `Debug`: a request carries the
@@ -24,7 +24,7 @@ pub mod pb {
     include!(concat!(env!("OUT_DIR"), "/pb/assembly.devint.v1.rs"));
 }
 
-pub mod decode;
+mod decode;
 mod encode;
 mod frame;
 #[cfg(feature = "fuzzing")]

@@ -1,6 +1,7 @@
 //! Property tests for `negotiate` (spec §5).
 
-use devint::negotiate::{negotiate, IncompatibleReason, Outcome, MAX_SUPPORTED, MIN_SUPPORTED};
+use devint::negotiate::{negotiate, IncompatibleReason, Outcome};
+use devint::version::{MAX_SUPPORTED, MIN_SUPPORTED};
 use proptest::prelude::*;
 
 fn offers() -> impl Strategy<Value = Vec<u32>> {

@@ -1,5 +1,5 @@
 // A client waiting for HelloAck has no hello() either.
-use devint::session::Client;
+use devint::session::client::Client;
 
 fn main() {
     let (awaiting, _hello) = Client::new("ide", "1").hello();

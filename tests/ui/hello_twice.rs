@@ -1,5 +1,5 @@
 // hello() consumes the client: a second Hello cannot be written.
-use devint::session::Client;
+use devint::session::client::Client;
 
 fn main() {
     let client = Client::new("ide", "1");

@@ -1,5 +1,5 @@
 // Before Hello a client can only say hello.
-use devint::session::Client;
+use devint::session::client::Client;
 
 fn main() {
     let mut client = Client::new("ide", "1");

@@ -9,7 +9,7 @@
 //! digest, [`crate::token::record_of`]), with the `devint enrol` command that would cover
 //! the refused call. It must never print a token's secret.
 
-use devint::session::ClientError;
+use devint::session::client::ClientError;
 use devint::verbs::{ToolId, Verb, VerbSet};
 use devint::wire::pb::DenyCode;
 use devint_net::client::ClientIoError;

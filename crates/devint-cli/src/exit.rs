@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use devint::session::ClientError;
+use devint::session::client::ClientError;
 use devint_net::client::ClientIoError;
 
 /// The CLI exit codes (spec §9): the core's one table, shared with the sidecar.

@@ -6,8 +6,8 @@
 //! and reports the runtime's standing without refusing on it: this is where a person looks
 //! to see why a runtime is refuted.
 
-use devint::negotiate::{LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
 use devint::provenance::BuildIdentity;
+use devint::version::{LIFECYCLE_SCHEMA_VERSION, MAX_SUPPORTED, MIN_SUPPORTED};
 use serde_json::{json, Value};
 
 use crate::connect;

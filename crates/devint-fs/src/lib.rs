@@ -17,6 +17,8 @@
 //! never follows a symlink it created.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Every type the public API returns or holds can be named by an embedder.
+#![deny(unnameable_types)]
 
 pub mod durable;
 pub mod lock;

@@ -27,7 +27,7 @@ use devint::testing::CountingBackend;
 use devint::verbs::{ToolId, VerbCall};
 use devint::wire::{encode, pb, ClientFrame, Decoder, ServerToClient};
 use devint_net::book::{BookFile, SharedBook};
-use devint_net::server::{unix_now, Limits, Server};
+use devint_net::server::{Limits, Server};
 use devint_net::transport::bind_secure;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
@@ -137,7 +137,7 @@ fn start(rt: &Runtime) -> Fixture {
                 ClientName::parse("bench").unwrap(),
                 Scope::read_only(ToolScope::All),
                 Duration::from_secs(86_400),
-                unix_now(),
+                devint::time::UnixSecs::from_system_time(std::time::SystemTime::now()),
             )
         })
         .unwrap();

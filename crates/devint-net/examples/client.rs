@@ -12,7 +12,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use devint::audit::MemoryAuditSink;
 use devint::auth::{ClientName, Scope, TokenSecret, ToolScope};
@@ -21,7 +21,7 @@ use devint::time::UnixSecs;
 use devint::verbs::{StatusView, ToolId};
 use devint_net::book::{BookFile, SharedBook};
 use devint_net::client::{load_token, own_token_file, ClientIoError, ClientOptions, DevIntClient};
-use devint_net::server::{unix_now, Server};
+use devint_net::server::Server;
 use devint_net::token_file::write_token_file;
 use devint_net::transport::bind_secure;
 
@@ -101,7 +101,14 @@ async fn main() -> Result<(), Error> {
     let name = ClientName::parse("example")?;
     let scope = Scope::read_only(ToolScope::All);
     let hour = Duration::from_secs(3600);
-    let (_, token) = book.update(|b| b.issue(name.clone(), scope, hour, unix_now()))?;
+    let (_, token) = book.update(|b| {
+        b.issue(
+            name.clone(),
+            scope,
+            hour,
+            UnixSecs::from_system_time(SystemTime::now()),
+        )
+    })?;
     write_token_file(&own_token_file(&socket, &name), &token)?;
     let server = Server::builder(
         Arc::new(SharedBook::open(book)?),

@@ -51,7 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Enrol one read-only client (a real runtime does this through `devint enrol`).
     let book = BookFile::new(dir.path().join("book.json"));
     let (who, scope) = (ClientName::parse("demo")?, Scope::read_only(ToolScope::All));
-    let now = devint_net::server::unix_now();
+    let now = devint::time::UnixSecs::from_system_time(std::time::SystemTime::now());
     let (_, secret) = book.update(|b| b.issue(who, scope, Duration::from_secs(3600), now))?;
     // Bind 0700/0600 and serve with the book, the backend and an audit sink.
     let socket = transport::bind_secure(&dir.path().join("run/devint.sock"))?;

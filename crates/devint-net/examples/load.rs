@@ -25,7 +25,7 @@ use devint::testing::CountingBackend;
 use devint::verbs::ToolId;
 use devint_net::book::{BookFile, SharedBook};
 use devint_net::client::{DevIntClient, NegotiatedClient};
-use devint_net::server::{unix_now, Limits, Server};
+use devint_net::server::{Limits, Server};
 use devint_net::transport::bind_secure;
 
 const IDLE: usize = 1_000;
@@ -188,7 +188,7 @@ async fn run() -> Result<bool, String> {
         ClientName::parse("load").map_err(|e| e.to_string())?,
         Scope::read_only(ToolScope::All),
         Duration::from_secs(seconds + 3600),
-        unix_now(),
+        devint::time::UnixSecs::from_system_time(std::time::SystemTime::now()),
         &secret,
     )
     .map_err(|e| e.to_string())?;

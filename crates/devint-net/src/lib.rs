@@ -69,6 +69,8 @@
 // (`transport::activation`), takes ownership of an inherited descriptor, with its SAFETY note.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
+// Every type the public API returns or holds can be named by an embedder.
+#![deny(unnameable_types)]
 
 pub mod audit_log;
 pub mod book;
@@ -87,7 +89,7 @@ pub mod docs {
     #[doc = include_str!("../../../docs/client.md")]
     /// ```
     /// use devint::provenance::upgrade_in_progress;
-    /// use devint::session::ClientError;
+    /// use devint::session::client::ClientError;
     /// use devint::verbs::{ResponseError, ViewError};
     /// use devint_net::client::{AuthorizedClient, ClientIoError, DevIntClient};
     ///

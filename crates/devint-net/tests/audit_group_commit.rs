@@ -6,8 +6,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use devint::audit::{AuditEvent, AuditKind, AuditSink, MutationOutcome, MutationVerb};
+use devint::audit::{AuditEvent, AuditKind, AuditSink, MutationOutcome};
 use devint::time::UnixSecs;
+use devint::verbs::MutationVerb;
 use devint_net::audit_log::{verify, JsonLinesAuditLog};
 
 const WORKER_ENV: &str = "DEVINT_TEST_AUDIT_CRASH_WORKER";

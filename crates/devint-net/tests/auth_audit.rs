@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use devint::audit::{
     AuditError, AuditEvent, AuditKind, AuditOutcome, AuditSink, AuthFailureReason, ConnectionLimit,
-    EvictedStage, FanoutSink, FrameRefusal, MemoryAuditSink, MutationOutcome, MutationVerb,
-    NegotiationFailure, ToolRef, TracingAuditSink, INVALID_TOOL_MARKER,
+    EvictedStage, FanoutSink, FrameRefusal, MemoryAuditSink, MutationOutcome, NegotiationFailure,
+    TracingAuditSink,
 };
 use devint::auth::{AuthDenial, ClientName, TokenId};
 use devint::time::UnixSecs;
 use devint::verbs::Verb;
+use devint::verbs::{MutationVerb, ToolRef, INVALID_TOOL_MARKER};
 use devint_net::audit_log::{verify, JsonLinesAuditLog, VerifyError};
 
 fn full_event() -> AuditEvent {

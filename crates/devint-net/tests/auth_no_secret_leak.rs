@@ -207,7 +207,8 @@ mod exchange {
 
     use devint::audit::{FanoutSink, TracingAuditSink};
     use devint::peer::PeerVerified;
-    use devint::session::{AnyConnection, Client, Connection, ServerEnv};
+    use devint::session::client::Client;
+    use devint::session::{AnyConnection, Connection, ServerEnv};
     use devint::testing::CountingBackend;
     use devint::verbs::{ToolId, VerbCall};
     use devint::wire::{encode, pb, ClientFrame, Decoder, ServerFrame, ServerToClient};
@@ -273,7 +274,7 @@ mod exchange {
         fs::create_dir(&state).unwrap();
         fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
         let book_path = state.join("book.json");
-        let now = devint_net::server::unix_now();
+        let now = UnixSecs::from_system_time(std::time::SystemTime::now());
         let (_, codex_only) = BookFile::new(&book_path)
             .update(|b| {
                 b.issue(
@@ -402,7 +403,7 @@ mod exchange {
             provenance: &provenance,
         };
         let mut conn = AnyConnection::new(Connection::new(PeerVerified::for_tests(0), 9));
-        let t = devint_net::server::unix_now();
+        let t = UnixSecs::from_system_time(std::time::SystemTime::now());
         if let ClientFrame::Hello(h) = &sent[0] {
             debug.push(format!(
                 "{:?}",

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use devint::auth::TokenSecret;
-use devint::session::ClientError;
+use devint::session::client::ClientError;
 use devint::verbs::{ResponseError, ToolId, ViewError};
 use devint::version::ApiVersion;
 use devint::wire::{encode, pb, ClientFrame, ClientToServer, Decoder, ServerFrame, MAX_PAYLOAD};

@@ -317,7 +317,7 @@ async fn into_tokio_serves_connections() {
     let (listener, guard) = bind_secure(&path).unwrap().into_tokio().unwrap();
     let _client = tokio::net::UnixStream::connect(&path).await.unwrap();
     let (stream, _) = listener.accept().await.unwrap();
-    let proof = devint_net::transport::verify_peer(&stream).unwrap();
+    let proof = devint::peer::verify_peer(&stream).unwrap();
     assert_eq!(proof.uid(), rustix::process::geteuid().as_raw());
     drop(listener);
     assert_eq!(guard.close().unwrap(), Removal::Removed);

@@ -6,7 +6,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use devint_net::transport::{verify_peer, PeerRejected};
+use devint::peer::{verify_peer, PeerRejected};
 
 fn short_tempdir() -> tempfile::TempDir {
     tempfile::Builder::new()

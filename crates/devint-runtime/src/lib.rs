@@ -18,6 +18,8 @@
 //! (forbidden design 8).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Every type the public API returns or holds can be named by an embedder.
+#![deny(unnameable_types)]
 
 pub mod adapters;
 pub mod edit;

@@ -4,13 +4,11 @@
 use std::path::Path;
 
 use devint::verbs::Sentence;
-use devint_runtime::adapters::descriptor::{
-    Mechanism, MechanismSupport, SettingsFile, ToolDescriptor,
-};
 use devint_runtime::adapters::{
     adapter_ceiling, all, find, render, resolve, ActionKind, AdapterCeiling, Capability,
-    Compatibility, DenyRule, Detected, EditMode, IntegrationIntent, MechanismOutcome, RenderError,
-    RenderedIntegration, RuleOutcome, SettingsScope, SupportToken,
+    Compatibility, DenyRule, Detected, EditMode, IntegrationIntent, Mechanism, MechanismOutcome,
+    MechanismSupport, RenderError, RenderedIntegration, RuleOutcome, SettingsFile, SettingsScope,
+    SupportToken, ToolDescriptor,
 };
 use serde_json::json;
 

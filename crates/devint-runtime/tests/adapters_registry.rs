@@ -1,7 +1,8 @@
 //! The registry and every descriptor in it keep the spec §4 and ADR §3 contracts.
 
-use devint_runtime::adapters::descriptor::{DeclaredSupport, Mechanism, PathBase};
-use devint_runtime::adapters::{all, find, Capability, SettingsScope};
+use devint_runtime::adapters::{
+    all, find, Capability, DeclaredSupport, Mechanism, PathBase, SettingsScope,
+};
 
 #[test]
 fn at_least_sixteen_tools_are_registered() {

@@ -20,10 +20,10 @@ use devint::verbs::{
     Level, PlanArgs, PlanView, PolicyProfileId, Profile, SettingsScope, StatusState, StatusView,
     ToolId, VerbCall, VerbResult, VerificationOutcome, VerificationView,
 };
-use devint_runtime::adapters::descriptor::PathBase;
 use devint_runtime::adapters::{
-    Mechanism, MechanismSupport, SettingsFile, SettingsFormat, ToolDescriptor,
+    Mechanism, MechanismSupport, PathBase, SettingsFile, ToolDescriptor,
 };
+use devint_runtime::edit::SettingsFormat;
 use devint_runtime::reference::ReferenceRuntime;
 use lifecycle_support::*;
 

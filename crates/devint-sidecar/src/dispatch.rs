@@ -328,9 +328,9 @@ fn initialize_result(options: &Options) -> Value {
         "protocol": PROTOCOL,
         "sidecar_version": env!("CARGO_PKG_VERSION"),
         "di_api": {
-            "min_supported": devint::negotiate::MIN_SUPPORTED,
-            "max_supported": devint::negotiate::MAX_SUPPORTED,
-            "lifecycle_schema_version": devint::negotiate::LIFECYCLE_SCHEMA_VERSION,
+            "min_supported": devint::version::MIN_SUPPORTED,
+            "max_supported": devint::version::MAX_SUPPORTED,
+            "lifecycle_schema_version": devint::version::LIFECYCLE_SCHEMA_VERSION,
         },
         "build": {
             "core_version": build.core_version,

@@ -243,7 +243,7 @@ impl SidecarError {
             ClientIoError::Discovery(d) => SidecarError::new(ErrorKind::Socket, d.to_string())
                 .fix("pass an absolute `socket`, or set HOME or AA_DEVINT_SOCKET for the sidecar"),
             ClientIoError::TokenFile(t) => token_file_error(t),
-            ClientIoError::Session(devint::session::ClientError::Denied {
+            ClientIoError::Session(devint::session::client::ClientError::Denied {
                 code,
                 message,
                 remediation,
@@ -256,7 +256,7 @@ impl SidecarError {
                 ),
             )
             .fix(remediation.clone()),
-            ClientIoError::Session(devint::session::ClientError::Incompatible {
+            ClientIoError::Session(devint::session::client::ClientError::Incompatible {
                 reason,
                 remediation,
                 ..
@@ -266,7 +266,7 @@ impl SidecarError {
             )
             .fix(remediation.clone()),
             ClientIoError::Session(
-                unavailable @ devint::session::ClientError::UnavailableLocally { .. },
+                unavailable @ devint::session::client::ClientError::UnavailableLocally { .. },
             ) => SidecarError::new(ErrorKind::Incompatible, unavailable.to_string())
                 .fix("upgrade the runtime, or call only the verbs the negotiated version has"),
             ClientIoError::Encode(_) => SidecarError::internal(e.to_string()),
@@ -319,7 +319,7 @@ mod tests {
     #[test]
     fn a_denial_carries_its_deny_code_and_the_clis_exit() {
         let e = SidecarError::from_client(&ClientIoError::Session(
-            devint::session::ClientError::Denied {
+            devint::session::client::ClientError::Denied {
                 request_id: 3,
                 code: DenyCode::OutOfScope,
                 message: "not in scope".into(),

@@ -57,12 +57,9 @@ impl LineFramer {
         }
     }
 
-    /// The cap.
-    pub fn cap(&self) -> usize {
-        self.cap
-    }
-
-    /// Bytes of an unfinished line held now (never more than the cap).
+    /// Bytes of an unfinished line held now (never more than the cap); the fuzz harness and
+    /// the tests check the bound with it.
+    #[cfg(any(test, feature = "fuzzing"))]
     pub fn buffered(&self) -> usize {
         self.buf.len()
     }

@@ -11,18 +11,21 @@
 //! `docs/sidecar-protocol.md` is the protocol; `devint sidecar --schema` prints its JSON
 //! Schema.
 //!
+//! Everything an embedder names is at the crate root; the modules are private. What each
+//! one owns:
+//!
 //! | module | owns |
 //! |---|---|
-//! | [`framing`] | bounded NDJSON lines: a line over the cap is skipped, never buffered whole |
-//! | [`credential`] | what counts as token-shaped in a host's message |
-//! | [`follow`] | the cursor that turns polls of `scoped_events` into ordered, once-only events |
+//! | `framing` | bounded NDJSON lines: a line over the cap ([`MAX_LINE_BYTES`]) is skipped, never buffered whole |
+//! | `credential` | what counts as token-shaped in a host's message |
+//! | `follow` | the cursor that turns polls of `scoped_events` into ordered, once-only events |
 //! | `config` | the environment, the bounds, the client timeouts: [`Options`], [`Environment`] |
-//! | `method` | the method table and the protocol name: [`Method`], [`PROTOCOL`] |
-//! | [`rpc`] | JSON-RPC 2.0 messages as lines, in and out |
+//! | `method` | the method table and the protocol name: [`Method`], [`PROTOCOL`], [`EVENTS_EVENT`] |
+//! | `rpc` | JSON-RPC 2.0 messages as lines, in and out |
 //! | `error` | the one error type and the table of codes, exit codes and deny codes: [`SidecarError`], [`ErrorKind`] |
-//! | [`outbox`] | the single writer of stdout, bounded |
-//! | [`params`] | every method's params, typed through the core's parsers |
-//! | [`session`] | opening a session (connect → negotiate → standing → token) and its task |
+//! | `outbox` | the single writer of stdout, bounded |
+//! | `params` | every method's params, typed through the core's parsers |
+//! | `session` | opening a session (connect → negotiate → standing → token) and its task |
 //! | `dispatch` | the main loop: initialize, the session registry, the end of input: [`serve`], [`serve_stdio`] |
 //! | `schema` | the JSON Schema printed by `devint sidecar --schema`: [`SCHEMA`] |
 //!
@@ -38,21 +41,23 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Every type the public API returns or holds can be named by an embedder.
+#![deny(unnameable_types)]
 
 mod config;
-pub mod credential;
+mod credential;
 mod dispatch;
 mod error;
-pub mod follow;
-pub mod framing;
+mod follow;
+mod framing;
 #[cfg(feature = "fuzzing")]
 pub mod fuzz_harness;
 mod method;
-pub mod outbox;
-pub mod params;
-pub mod rpc;
+mod outbox;
+mod params;
+mod rpc;
 mod schema;
-pub mod session;
+mod session;
 
 /// `docs/sidecar-protocol.md`, compiled as this crate's doctests (`cargo test --doc`): a
 /// Rust block in it that names a moved or renamed item fails the build, not the reader, and
@@ -74,5 +79,6 @@ pub mod docs {
 pub use config::{Environment, Options};
 pub use dispatch::{serve, serve_stdio, ServeError};
 pub use error::{ErrorKind, SidecarError};
+pub use framing::MAX_LINE_BYTES;
 pub use method::{Method, EVENTS_EVENT, PROTOCOL};
 pub use schema::SCHEMA;

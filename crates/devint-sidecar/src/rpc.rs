@@ -22,7 +22,8 @@ pub struct RequestId(Value);
 
 impl RequestId {
     /// The id as JSON.
-    pub fn as_value(&self) -> &Value {
+    #[cfg(test)]
+    fn as_value(&self) -> &Value {
         &self.0
     }
 }

@@ -52,21 +52,9 @@ fn the_sidecar_corpora_replay_through_their_harnesses() {
 #[test]
 fn an_oversize_line_never_swallows_the_next_one() {
     // The harness compares against the naive split; a frame list that differs must panic.
-    // Two lines, the first over a 2-byte cap: the second must still be read on its own.
+    // Two lines, the first over a 2-byte cap: the second must still be read on its own (the
+    // framer's own frames for this case are pinned by its unit tests).
     devint_sidecar::fuzz_harness::lines(b"\x01\x01abc\nok\n");
-    let framed = {
-        let mut f = devint_sidecar::framing::LineFramer::new(2);
-        let mut out = Vec::new();
-        f.push(b"abc\nok\n", &mut out);
-        out
-    };
-    assert_eq!(
-        framed,
-        vec![
-            devint_sidecar::framing::Frame::Oversize { len: 3 },
-            devint_sidecar::framing::Frame::Line(b"ok".to_vec())
-        ]
-    );
 }
 
 proptest::proptest! {

@@ -12,8 +12,8 @@ use devint::auth::{Scope, ToolScope};
 use devint::provenance::BuildIdentity;
 use devint::testing::CountingBackend;
 use devint::wire::pb;
-use devint_sidecar::framing::MAX_LINE_BYTES;
 use devint_sidecar::Options;
+use devint_sidecar::MAX_LINE_BYTES;
 use serde_json::{json, Value};
 use support::{kind_exit_deny, Host, TestRuntime};
 

@@ -12,7 +12,7 @@ use devint::audit::{AuditError, AuditEvent, AuditSink};
 use devint::auth::{ClientName, Scope, ToolScope};
 use devint::testing::CountingBackend;
 use devint_net::book::{BookFile, SharedBook};
-use devint_net::server::{unix_now, Server};
+use devint_net::server::Server;
 use devint_net::transport::bind_secure;
 
 /// Counts events and keeps none (a memory sink would grow for the whole run).
@@ -36,7 +36,7 @@ pub fn run(dir: &Path) {
                 ClientName::parse("side-by-side").expect("a client name"),
                 Scope::full_lifecycle(ToolScope::All),
                 Duration::from_secs(86_400),
-                unix_now(),
+                devint::time::UnixSecs::from_system_time(std::time::SystemTime::now()),
             )
         })
         .expect("enrol the bench client");

@@ -102,7 +102,7 @@ pub enum BookFileError {
 /// Atomic replacement always creates a new inode, and `ctime` changes with it, so an
 /// unchanged fingerprint means unchanged content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BookFingerprint {
+pub(crate) enum BookFingerprint {
     /// There is no book file.
     Missing,
     /// The file's identity and times.
@@ -201,7 +201,7 @@ impl BookFile {
     }
 
     /// The file's current fingerprint (one `stat`).
-    pub fn fingerprint(&self) -> Result<BookFingerprint, BookFileError> {
+    pub(crate) fn fingerprint(&self) -> Result<BookFingerprint, BookFileError> {
         match fs::symlink_metadata(&self.path) {
             Ok(meta) => Ok(BookFingerprint::of(&meta)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BookFingerprint::Missing),
@@ -216,7 +216,9 @@ impl BookFile {
     }
 
     /// Load the book and the fingerprint of exactly the file that was read.
-    pub fn load_with_fingerprint(&self) -> Result<(EnrolmentBook, BookFingerprint), BookFileError> {
+    pub(crate) fn load_with_fingerprint(
+        &self,
+    ) -> Result<(EnrolmentBook, BookFingerprint), BookFileError> {
         // The open never blocks (a FIFO planted as the book is refused at once: the server
         // resolves tokens on its async workers) and never follows a symlink.
         let (mut file, meta) = match read::open_regular(&self.path, Follow::NoFinalSymlink) {

@@ -10,5 +10,5 @@ mod file;
 mod shared;
 mod watch;
 
-pub use file::{BookFile, BookFileError, BookFingerprint, BookLock};
+pub use file::{BookFile, BookFileError, BookLock};
 pub use shared::SharedBook;

@@ -8,14 +8,15 @@ use tokio::net::UnixStream;
 
 use crate::transport::{DiscoveryError, SocketDiscovery, MAX_SOCKET_PATH_BYTES};
 use devint::auth::TokenSecret;
-use devint::negotiate::{ApiVersion, MAX_SUPPORTED, MIN_SUPPORTED};
-use devint::session::{self, Client, OutgoingRequest, PendingCall};
+use devint::session;
+use devint::session::client::{Client, ClientError, OutgoingRequest, PendingCall};
 use devint::time::UnixSecs;
 use devint::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
     ScopedEventList, StatusView, ToolId, ToolList, UserInput, VerbCall, VerbResult,
     VerificationView,
 };
+use devint::version::{ApiVersion, MAX_SUPPORTED, MIN_SUPPORTED};
 use devint::wire::{encode, pb, ClientFrame, Decoder, ServerFrame, ServerToClient};
 
 use super::error::{ClientIoError, Stage};
@@ -269,7 +270,7 @@ macro_rules! verb_answer {
             fn from_result(result: VerbResult) -> Result<Self, ClientIoError> {
                 match result {
                     VerbResult::$variant(view) => Ok(view),
-                    other => Err(ClientIoError::Session(session::ClientError::Protocol(format!(
+                    other => Err(ClientIoError::Session(ClientError::Protocol(format!(
                         "expected a {} view, got {}",
                         stringify!($variant),
                         other.verb()

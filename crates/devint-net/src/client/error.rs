@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::token_file::TokenFileError;
 use crate::transport::DiscoveryError;
-use devint::session::ClientError;
+use devint::session::client::ClientError;
 use devint::wire::{EncodeError, FrameError};
 
 /// Which step timed out.

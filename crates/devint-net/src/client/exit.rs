@@ -6,7 +6,7 @@
 //! remediation. It must never map a failure to success.
 
 use devint::exit::Exit;
-use devint::session::ClientError;
+use devint::session::client::ClientError;
 use devint::verbs::{Verb, VerbSet};
 use devint::wire::pb::DenyCode;
 

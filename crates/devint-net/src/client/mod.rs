@@ -2,7 +2,7 @@
 //!
 //! `DevIntClient::connect` → [`NegotiatedClient`] (versions, degradation, provenance; no
 //! verbs) → `authorize(token)` → [`AuthorizedClient`] (one async method per verb). Every
-//! decision is the sans-IO [`devint::session::Client`]'s; this module owns the socket, the
+//! decision is the sans-IO [`devint::session::client::Client`]'s; this module owns the socket, the
 //! timeouts (connect, handshake, each call), which token file a client reads and loading it
 //! (`token_rule`: the one rule of spec §7 every client we ship applies), the provenance
 //! standing check every client runs before a verb (`standing`), meeting a runtime that

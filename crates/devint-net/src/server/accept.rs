@@ -9,8 +9,9 @@ use tokio::net::UnixListener;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinSet;
 
-use crate::transport::{verify_peer, BoundSocket};
+use crate::transport::BoundSocket;
 use devint::audit::{AuditEvent, AuditKind, ConnectionLimit, EvictedStage};
+use devint::peer::verify_peer;
 use devint::session::{AnyConnection, Connection};
 
 use super::clock::unix_now;
@@ -199,7 +200,7 @@ fn admit(
             tracing::warn!(connection = id, %rejected, "peer rejected");
             // spec[S10-AUTH-FAILURES] §10: rejected peers are audited.
             let mut event = AuditEvent::new(now, AuditKind::PeerRejected).with_connection(id);
-            if let crate::transport::PeerRejected::OtherUid { peer, .. } = rejected {
+            if let devint::peer::PeerRejected::OtherUid { peer, .. } = rejected {
                 event = event.with_peer_uid(peer);
             }
             shared.record_refusal(&event);

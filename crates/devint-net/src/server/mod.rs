@@ -19,6 +19,7 @@
 // which is all the loom model of `ConnectionSlots` needs.
 #[cfg(not(loom))]
 mod accept;
+#[cfg(not(loom))]
 mod clock;
 mod config;
 #[cfg(not(loom))]
@@ -32,9 +33,10 @@ mod slots;
 
 #[cfg(not(loom))]
 pub use accept::{Ending, ServeError};
-pub use clock::unix_now;
 pub use config::{Limits, ServeConfig, ENABLE_ENV};
-#[cfg(not(loom))]
-pub use refusals::{REFUSALS_PER_WINDOW, REFUSAL_WINDOW};
 pub use runtime::{ProvenanceFn, Server, ServerBuilder};
+// The loom model (`tests/loom_slots.rs`) drives the slot table from outside the crate; only a
+// `--cfg loom` build names it there, never an embedder's.
+#[cfg(loom)]
+#[doc(hidden)]
 pub use slots::{Admission, ConnectionSlots, Evicted, Slot, SlotRefusal, Stage};

@@ -287,7 +287,9 @@ impl Slot {
         }
     }
 
-    /// Whether this connection was evicted to make room for another.
+    /// Whether this connection was evicted to make room for another (the connection task
+    /// learns it through [`Slot::eviction`]; the tests and the loom model ask directly).
+    #[cfg(any(test, loom))]
     pub fn is_evicted(&self) -> bool {
         self.notice.evicted.load(Ordering::SeqCst)
     }

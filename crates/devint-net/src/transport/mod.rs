@@ -1,6 +1,7 @@
 //! The OS layer of the DI-API (spec §1): where the socket lives and how it is bound so that
-//! only our uid can reach it. The peer-credential check that mints [`PeerVerified`] is the
-//! core's (`devint::peer`, re-exported here), so its proof cannot be forged above it.
+//! only our uid can reach it. The peer-credential check that mints
+//! [`PeerVerified`](devint::peer::PeerVerified) is the core's ([`devint::peer`]), so its proof
+//! cannot be forged above it.
 //!
 //! This module owns socket path discovery ([`discover`], [`socket_path`]) and the secure
 //! bind with its mode/owner/symlink checks and stale-socket probe ([`bind_secure`],
@@ -14,7 +15,6 @@ mod discovery;
 mod probe;
 
 pub use bind::{bind_secure, BindError, BoundSocket, Removal, SocketGuard, MAX_SOCKET_PATH_BYTES};
-pub use devint::peer::{check_peer_uid, verify_peer, PeerRejected, PeerVerified};
 pub use discovery::{
     discover, discover_from_env, socket_path, socket_path_from_env, DiscoveryError,
     SocketDiscovery, DEFAULT_SOCKET_UNDER_HOME, ENV_SOCKET,

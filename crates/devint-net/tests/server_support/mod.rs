@@ -14,7 +14,7 @@ pub use devint::audit::{
 pub use devint::auth::{ClientName, Scope, TokenId, TokenSecret, ToolScope};
 pub use devint::backend::{Authorization, ToolAuthorization};
 pub use devint::backend::{Lifecycle, LifecycleError};
-pub use devint::session::ClientError;
+pub use devint::session::client::ClientError;
 pub use devint::testing::CountingBackend;
 pub use devint::verbs::{
     ApplyView, ApprovalId, ApprovalRelayAck, PlanArgs, PlanId, PlanView, RemovalView, RepairView,
@@ -23,7 +23,7 @@ pub use devint::verbs::{
 pub use devint::wire::{encode, pb, ClientFrame, Decoder, ServerFrame, ServerToClient};
 pub use devint_net::book::{BookFile, SharedBook};
 pub use devint_net::client::{ClientIoError, ClientOptions, DevIntClient, NegotiatedClient};
-pub use devint_net::server::{unix_now, Limits, Server};
+pub use devint_net::server::{Limits, Server};
 pub use devint_net::transport::bind_secure;
 pub use tokio::io::{AsyncReadExt, AsyncWriteExt};
 pub use tokio::net::UnixStream;
@@ -203,7 +203,7 @@ pub fn start_with_sink(
                 ClientName::parse("socket-test").unwrap(),
                 Scope::full_lifecycle(ToolScope::All),
                 Duration::from_secs(3600),
-                unix_now(),
+                devint::time::UnixSecs::from_system_time(std::time::SystemTime::now()),
             )
         })
         .unwrap();

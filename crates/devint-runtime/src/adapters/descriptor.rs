@@ -5,8 +5,11 @@
 //! run time: descriptors are `static` tables (ADR forbidden design 8 rules out dynamic
 //! loading and inventory-style registration).
 
-pub use super::rule::RuleKind;
+// Descriptors are written with `use crate::adapters::descriptor::*`: these two are in scope
+// for them here, and named elsewhere by their one public path.
+pub(crate) use super::rule::RuleKind;
 use super::vocabulary::{Capability, SettingsScope};
+pub(crate) use crate::edit::SettingsFormat;
 
 /// The date a capability row written with [`supported`], [`unsupported`] or [`requires`]
 /// was last checked against its public source.
@@ -63,7 +66,7 @@ pub struct Detection {
     pub extensions: &'static [ExtensionDir],
     /// The tool's documented install directories, searched after `PATH` in this order
     /// (a service manager's `PATH` is minimal, so a tool installed in `~/.local/bin` or by
-    /// npm or Homebrew is found anyway). Groups are shared (see [`super::install`]).
+    /// npm or Homebrew is found anyway). Groups are shared between tools (npm's, Homebrew's, …).
     pub install_dirs: &'static [&'static [InstallDir]],
     /// The tool's own configuration directory under `HOME`: when it exists and no binary is
     /// found, detection reports "configured but binary not found" instead of "not found".
@@ -171,31 +174,6 @@ pub enum PathBase {
     Project,
     /// An absolute path (managed settings; writing it is a privileged host step).
     Absolute,
-}
-
-/// The on-disk format of a settings file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SettingsFormat {
-    /// Strict JSON.
-    Json,
-    /// JSON with comments and trailing commas.
-    Jsonc,
-    /// TOML.
-    Toml,
-    /// YAML.
-    Yaml,
-}
-
-impl SettingsFormat {
-    /// A lowercase name for people and docs.
-    pub const fn token(self) -> &'static str {
-        match self {
-            SettingsFormat::Json => "json",
-            SettingsFormat::Jsonc => "jsonc",
-            SettingsFormat::Toml => "toml",
-            SettingsFormat::Yaml => "yaml",
-        }
-    }
 }
 
 /// One settings file a tool reads.
@@ -546,8 +524,9 @@ impl Strength {
 /// Templates are filled with the rule's values: `{cmd}` (a command prefix), `{cmd_regex}`
 /// (that prefix as a regular expression matching it literally), `{domain}`,
 /// `{path}`, `{claude_path}` (an absolute path written `//…`), `{server}`, `{server_ident}`
-/// (the server's name as an identifier, see [`super::rule::identifier`]), `{tool}`; a
-/// template naming a value the rule does not have is not used. A rule with no template
+/// (the server's name as an identifier: every character other than an ASCII letter, digit
+/// or `_` written `_`), `{tool}`; a template naming a value the rule does not have is not
+/// used. A rule with no template
 /// left is not enforceable in this tool and is reported so, never written.
 #[derive(Debug, PartialEq, Eq)]
 pub struct RuleWriting {
@@ -632,7 +611,7 @@ pub enum ValueTemplate {
     HookArgv,
     /// The hook command as JSON entries added to the list at the path: each entry's
     /// strings have `{command}` replaced by the command (e.g. a Claude Code matcher group
-    /// [`HOOK_MATCHER_GROUP`], a Cursor command object [`HOOK_COMMAND_OBJECT`]).
+    /// `{"matcher": "*", "hooks": […]}`, a Cursor command object `{"command": …}`).
     HookEntries(&'static [&'static str]),
     /// Each denied MCP server written as `entries` (`{server}` or `{server_ident}` filled
     /// in), in `shape`.

@@ -84,3 +84,115 @@ fn triple_at(s: &str) -> Option<semver::Version> {
     }
     Some(semver::Version::new(parts[0], parts[1], parts[2]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_parsing_takes_the_first_full_triple() {
+        assert_eq!(
+            parse_version("Zed 0.210.4 abc"),
+            Some(semver::Version::new(0, 210, 4))
+        );
+        assert_eq!(
+            parse_version("v1.2 then 3.4.5"),
+            Some(semver::Version::new(3, 4, 5))
+        );
+        assert_eq!(
+            parse_version("1.7.3\ncommit 1.2.3"),
+            Some(semver::Version::new(1, 7, 3))
+        );
+        assert_eq!(
+            parse_version("aider 0.86.1-dev"),
+            Some(semver::Version::new(0, 86, 1))
+        );
+        assert_eq!(parse_version("no version"), None);
+        assert_eq!(parse_version("1.2."), None);
+        assert_eq!(parse_version("99999999999999999999999.1.1"), None);
+    }
+
+    #[test]
+    fn compatibility_needs_both_a_version_and_a_readable_range() {
+        let v = semver::Version::new(1, 0, 0);
+        assert_eq!(
+            compatibility(">=1.0.0", Some(&v)),
+            Compatibility::Compatible
+        );
+        assert_eq!(
+            compatibility(">=2.0.0", Some(&v)),
+            Compatibility::Incompatible
+        );
+        assert_eq!(compatibility(">=1.0.0", None), Compatibility::Unknown);
+        assert_eq!(
+            compatibility("not a range", Some(&v)),
+            Compatibility::Unknown
+        );
+    }
+
+    /// What real releases print for `--version` (stdout and stderr as the probe reads them,
+    /// one pipe), run with `HOME` a fresh temporary directory: the tool, the text, and the
+    /// version it must parse to.
+    const REAL_VERSION_OUTPUTS: &[(&str, &str, (u64, u64, u64))] = &[
+        ("claude-code", "2.1.332 (Claude Code)\n", (2, 1, 332)),
+        (
+            "codex",
+            "WARNING: proceeding, even though we could not create PATH aliases: Refusing to \
+             create helper binaries under temporary dir \"/tmp\" (codex_home: \
+             AbsolutePathBuf(\"/tmp/tmp.JY33PBzgoM/.codex\"))\ncodex-cli 0.171.0\n",
+            (0, 171, 0),
+        ),
+        ("gemini-cli", "0.61.0\n", (0, 61, 0)),
+        ("qwen-code", "0.24.4\n", (0, 24, 4)),
+        ("continue", "1.5.47\n", (1, 5, 47)),
+        ("factory-droid", "0.225.2\n", (0, 225, 2)),
+        ("opencode", "1.18.33\n", (1, 18, 33)),
+        ("pi", "0.73.1\n", (0, 73, 1)),
+        // Amp's patch number is its release time in Unix seconds (1790142911 is
+        // 2026-09-23T05:55:11Z, the date it prints): later releases compare higher.
+        (
+            "amp",
+            "0.0.1790142911-g7618fb (released 2026-09-23T05:55:11.000Z, 2mo ago)\n",
+            (0, 0, 1790142911),
+        ),
+        ("aider", "aider 0.86.2\n", (0, 86, 2)),
+        // Cline's CLI (`cline` is its VS Code extension), and a tool without a descriptor (Kimi
+        // CLI).
+        ("auggie", "0.36.0 (commit 7c61e5bb)\n", (0, 36, 0)),
+        ("cline-cli", "3.0.65\n", (3, 0, 65)),
+        (
+            "github-copilot-cli",
+            "GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.\n",
+            (1, 0, 102),
+        ),
+        ("grok-cli", "1.0.1\n", (1, 0, 1)),
+        ("kilo-code-cli", "7.7.7\n", (7, 7, 7)),
+        (
+            "kimi-cli",
+            "kimi, version 1.52.0\nkimi-cli is no longer maintained. Please use the new Kimi \
+             Code CLI. Install: curl -fsSL https://code.kimi.com/kimi-code/install.sh | bash\n",
+            (1, 52, 0),
+        ),
+        ("mistral-vibe", "vibe 3.0.3\n", (3, 0, 3)),
+    ];
+
+    #[test]
+    fn real_version_outputs_parse_to_their_release_versions_in_the_supported_range() {
+        for &(tool, output, (major, minor, patch)) in REAL_VERSION_OUTPUTS {
+            let version = parse_version(output);
+            assert_eq!(
+                version,
+                Some(semver::Version::new(major, minor, patch)),
+                "{tool}: {output:?}"
+            );
+            if let Some(descriptor) = crate::adapters::find(tool) {
+                assert_eq!(
+                    compatibility(descriptor.detection.supported, version.as_ref()),
+                    Compatibility::Compatible,
+                    "{tool} {version:?} against {}",
+                    descriptor.detection.supported
+                );
+            }
+        }
+    }
+}

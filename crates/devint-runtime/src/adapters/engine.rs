@@ -61,9 +61,11 @@ pub enum EditMode {
     AppendToList,
 }
 
-/// One key to set in the settings document.
+/// One key to set in the settings document, as the engine renders it: with its mode, the
+/// capability it realises and its plan step kind. The backend turns it into the settings
+/// editor's [`KeyEdit`](crate::edit::KeyEdit) when it applies it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KeyEdit {
+pub struct RenderedEdit {
     /// Key path from the document root (a segment may contain dots).
     pub path: Vec<String>,
     /// The value to set at that path (see `mode`).
@@ -138,7 +140,7 @@ pub struct RenderedIntegration {
     /// Whether writing it needs privilege (an absolute, administrator-managed path).
     pub privileged: bool,
     /// The keys to set, in mechanism order.
-    pub edits: Vec<KeyEdit>,
+    pub edits: Vec<RenderedEdit>,
     /// One report per requested mechanism.
     pub reports: Vec<MechanismReport>,
     /// One report per deny rule of the intent, in its order (each not enforceable when the
@@ -238,8 +240,8 @@ pub fn render(
 /// refines). Lists that two capabilities add to one path stay apart, one edit each (e.g.
 /// Aider's `set-env`, which holds the gateway's and the proxy's entries): each capability
 /// keeps its own plan step, and its entries are added and taken out on their own.
-fn merged(edits: Vec<KeyEdit>) -> Vec<KeyEdit> {
-    let mut out: Vec<KeyEdit> = Vec::with_capacity(edits.len());
+fn merged(edits: Vec<RenderedEdit>) -> Vec<RenderedEdit> {
+    let mut out: Vec<RenderedEdit> = Vec::with_capacity(edits.len());
     for edit in edits {
         match out.iter_mut().find(|e| {
             e.path == edit.path
@@ -328,7 +330,7 @@ fn render_mechanism(
 /// What one requested mechanism renders to.
 struct MechanismRendering {
     outcome: MechanismOutcome,
-    edits: Vec<KeyEdit>,
+    edits: Vec<RenderedEdit>,
     warnings: Vec<String>,
     rules: Vec<RuleReport>,
 }
@@ -382,7 +384,7 @@ fn render_edits(
     for template in templates.iter().filter(|t| at.reads(t)) {
         let mode = edit_mode(template.value);
         for (path, value) in fill(template, intent, &mut used) {
-            edits.push(KeyEdit {
+            edits.push(RenderedEdit {
                 path,
                 value,
                 mode,
@@ -854,7 +856,7 @@ mod tests {
 
     #[test]
     fn two_edits_of_one_path_become_one_where_the_first_stood() {
-        let edit = |path: &[&str], value: Value, mode| KeyEdit {
+        let edit = |path: &[&str], value: Value, mode| RenderedEdit {
             path: owned_path(path),
             value,
             mode,
@@ -885,7 +887,7 @@ mod tests {
 
     #[test]
     fn lists_two_capabilities_add_to_one_path_stay_apart_while_one_capabilitys_merge() {
-        let edit = |capability, value: Value| KeyEdit {
+        let edit = |capability, value: Value| RenderedEdit {
             path: owned_path(&["set-env"]),
             value,
             mode: EditMode::AppendToList,

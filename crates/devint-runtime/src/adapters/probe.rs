@@ -99,3 +99,22 @@ fn signal_group(pid: u32) {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_path_puts_the_own_folders_first_and_drops_what_path_cannot_hold() {
+        let first = [
+            PathBuf::from("/a/bin"),
+            PathBuf::from("/odd:dir"),
+            PathBuf::from("/usr/bin"),
+        ];
+        assert_eq!(
+            search_path(&first, "/usr/bin::/bin:/a/bin:"),
+            "/a/bin:/usr/bin:/bin"
+        );
+        assert_eq!(search_path(&[], ""), "");
+    }
+}

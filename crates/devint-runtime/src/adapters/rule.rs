@@ -292,7 +292,7 @@ impl DenyRule {
     /// The value of a template placeholder for this rule: `cmd` (a command prefix),
     /// `cmd_regex` (that prefix as a regular expression matching it literally), `domain`,
     /// `path`, `claude_path` (an absolute path written `//…`, as Claude Code spells one),
-    /// `server`, `server_ident` (the server as an [`identifier`]), `tool`; `None` when this
+    /// `server`, `server_ident` (the server as an identifier), `tool`; `None` when this
     /// rule has no such value.
     pub fn placeholder(&self, name: &str) -> Option<String> {
         let narrowed = self.narrowed.as_deref();

@@ -91,6 +91,18 @@ pub enum SettingsFormat {
     Yaml,
 }
 
+impl SettingsFormat {
+    /// A lowercase name for people and docs (`json`, `jsonc`, `toml`, `yaml`).
+    pub const fn token(self) -> &'static str {
+        match self {
+            Self::Json => "json",
+            Self::Jsonc => "jsonc",
+            Self::Toml => "toml",
+            Self::Yaml => "yaml",
+        }
+    }
+}
+
 impl fmt::Display for SettingsFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

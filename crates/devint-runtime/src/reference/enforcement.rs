@@ -9,7 +9,7 @@
 //! kind, never by its value: policy values do not cross the wire. Must never read a file or
 //! decide anything beyond what the rendering says.
 
-use crate::adapters::descriptor::Strength;
+use crate::adapters::Strength;
 use crate::adapters::{MechanismOutcome, RenderedIntegration, RuleKind, RuleOutcome, RuleReport};
 use devint::verbs::{AdapterCeiling, CapabilityName};
 

@@ -67,7 +67,7 @@ pub use config::{
 };
 pub use credential::withhold as withholds_prior_value;
 pub use events::{QueueAuthority, SpoolEventSource};
-pub use journal::RecoveryError;
+pub use journal::{JournalDefect, RecoveryError};
 pub use layout::LayoutError;
 pub use plans::PLAN_CAPACITY;
 pub use policy_url::{PolicyUrl, PolicyUrlError};
@@ -79,6 +79,7 @@ pub use profile::{
     LoadedProfile, PolicyCatalogue, PolicyDocument, ProfileError, BUILT_INS as BUILT_IN_PROFILES,
 };
 pub use runtime::{OpenError, ReferenceRuntime, WriteSite, LOCK_WAIT};
+pub use stored::StoredValueError;
 
 use crate::adapters;
 use devint::backend::{Authorization, ToolAuthorization};

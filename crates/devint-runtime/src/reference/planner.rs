@@ -102,7 +102,7 @@ impl ReferenceRuntime {
             .map_err(|e| refuse(e.to_string(), "report this adapter key as a bug"))?;
         let current = Current::read(&rendered.file)
             .map_err(|e| super::unusable::read_refusal(&e, "plan again"))?;
-        super::unusable::check_parses(&current, target::format_of(rendered.format))?;
+        super::unusable::check_parses(&current, rendered.format)?;
         let mut prepared = self.prepare_plan(descriptor, &rendered, &current, keys);
         let landing = target::Landing::of(&rendered.file);
         self.judge_target(descriptor, &rendered, &landing, args, &mut prepared)?;
@@ -248,7 +248,7 @@ impl ReferenceRuntime {
         current: &Current,
         keys: Vec<OwnedKey>,
     ) -> PlanDraft {
-        let format = target::format_of(rendered.format);
+        let format = rendered.format;
         let mut draft = PlanDraft {
             keys: Vec::new(),
             post_digest: None,
@@ -394,7 +394,7 @@ fn install_plan(
     InstallPlan {
         scope: args.scope,
         target: rendered.file.clone(),
-        format: target::format_of(rendered.format),
+        format: rendered.format,
         keys: prepared.keys,
         pre_digest: current.digest(),
         post_digest: prepared.post_digest,

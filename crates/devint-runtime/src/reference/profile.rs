@@ -14,7 +14,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::policy_url::PolicyUrl;
 use super::pure_memo::PureMemo;
-use crate::adapters::rule::ClaudePattern;
+use crate::adapters::ClaudePattern;
 use crate::adapters::{DenyRule, IntegrationIntent};
 use crate::edit::guard;
 use devint::verbs::{Digest, Level, PolicyProfileId, PolicyProfileRefView, Profile, Sentence};

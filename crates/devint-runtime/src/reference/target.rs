@@ -12,23 +12,13 @@ use serde_json::Value;
 use super::credential::{withhold, withhold_value};
 use super::pure_memo::PureMemo;
 use super::receipt::{KeyMode, OwnedKey, Receipt};
-use crate::adapters::{self, EditMode, RenderedIntegration};
+use crate::adapters::{EditMode, RenderedIntegration};
 use crate::edit::{
     guard, EditError, EditPlan, ElementEdit, FileAction, KeyEdit, KeyPath, Restoration, Reversal,
     SettingsDoc, SettingsFormat,
 };
 use devint_fs::durable::DurableError;
 use devint_fs::read::{Follow, Limit};
-
-/// The edit module's format for an adapter's format.
-pub fn format_of(format: adapters::SettingsFormat) -> SettingsFormat {
-    match format {
-        adapters::SettingsFormat::Json => SettingsFormat::Json,
-        adapters::SettingsFormat::Jsonc => SettingsFormat::Jsonc,
-        adapters::SettingsFormat::Toml => SettingsFormat::Toml,
-        adapters::SettingsFormat::Yaml => SettingsFormat::Yaml,
-    }
-}
 
 /// The keys a rendered integration asks us to own, in render order.
 pub fn owned_keys(rendered: &RenderedIntegration) -> Result<Vec<OwnedKey>, EditError> {

@@ -17,7 +17,7 @@ use devint_fs::durable::DurableError;
 use devint_fs::read::ReadError;
 
 use super::runtime::ReferenceRuntime;
-use super::target::{self, Current};
+use super::target::Current;
 use super::text::refuse;
 use crate::adapters::{self, ToolDescriptor};
 use crate::edit::{EditError, SettingsDoc, SettingsFormat};
@@ -109,7 +109,7 @@ impl ReferenceRuntime {
             .iter()
             .filter(|s| !installed.contains(&s.scope))
             .find_map(|settings| {
-                let path = adapters::engine::settings_path(
+                let path = adapters::settings_path(
                     descriptor,
                     settings,
                     &self.config.home,
@@ -117,7 +117,7 @@ impl ReferenceRuntime {
                 )
                 .ok()?;
                 let path = match settings.base {
-                    adapters::descriptor::PathBase::Absolute => self.config.host_path(&path),
+                    adapters::PathBase::Absolute => self.config.host_path(&path),
                     _ => path,
                 };
                 match Current::read(&path) {
@@ -125,7 +125,7 @@ impl ReferenceRuntime {
                         format!("{} cannot be read: {e}", path.display()),
                         read_fix(&e, then),
                     )),
-                    Ok(current) => unparsable(&current, target::format_of(settings.format), then),
+                    Ok(current) => unparsable(&current, settings.format, then),
                 }
             })
     }

@@ -10,7 +10,6 @@ mod open;
 mod task;
 
 pub use open::{discover, open, Opened};
-pub use task::view_json;
 
 use tokio::sync::mpsc;
 

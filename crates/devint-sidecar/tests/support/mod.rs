@@ -16,7 +16,7 @@ use devint::audit::MemoryAuditSink;
 use devint::auth::{ClientName, Scope, ToolScope};
 use devint::backend::Lifecycle;
 use devint_net::book::{BookFile, SharedBook};
-use devint_net::server::{unix_now, ProvenanceFn, Server};
+use devint_net::server::{ProvenanceFn, Server};
 use devint_net::transport::bind_secure;
 use devint_sidecar::{serve, Environment, Options, ServeError};
 use serde_json::{json, Value};
@@ -69,7 +69,7 @@ impl TestRuntime {
                     ClientName::parse(HOST).unwrap(),
                     scope,
                     Duration::from_secs(3600),
-                    unix_now(),
+                    devint::time::UnixSecs::from_system_time(std::time::SystemTime::now()),
                 )
             })
             .expect("issue a token");
