@@ -24,6 +24,8 @@ pub enum Figure {
     Plan,
     /// Authorised `status` round trips per second over this many connections.
     Throughput(usize),
+    /// Denied requests (unknown token) answered per second over this many connections.
+    DeniedThroughput(usize),
     /// `status` latency over this many concurrent connections, one client thread each
     /// (p99/p50 is the figure).
     Concurrent(usize),
@@ -34,7 +36,7 @@ pub enum Figure {
 }
 
 /// Every figure, in report order.
-pub const FIGURES: [Figure; 10] = [
+pub const FIGURES: [Figure; 11] = [
     Figure::Handshake,
     Figure::Denied,
     Figure::Status,
@@ -43,6 +45,7 @@ pub const FIGURES: [Figure; 10] = [
     Figure::Throughput(1),
     Figure::Throughput(7),
     Figure::Throughput(32),
+    Figure::DeniedThroughput(7),
     Figure::Concurrent(16),
     Figure::Multiplexed(16),
 ];
@@ -57,6 +60,7 @@ impl Figure {
             Figure::ListTools => "list_tools".into(),
             Figure::Plan => "plan".into(),
             Figure::Throughput(n) => format!("throughput{n}"),
+            Figure::DeniedThroughput(n) => format!("denied_throughput{n}"),
             Figure::Concurrent(n) => format!("concurrent{n}"),
             Figure::Multiplexed(n) => format!("multiplexed{n}"),
         }
@@ -85,6 +89,7 @@ impl Figure {
             Figure::ListTools => "authorised list_tools".into(),
             Figure::Plan => "authorised plan".into(),
             Figure::Throughput(n) => format!("status throughput, {n} conn"),
+            Figure::DeniedThroughput(n) => format!("denied throughput, {n} conn"),
             Figure::Concurrent(n) => format!("status p99/p50, {n} conn, {n} client threads"),
             Figure::Multiplexed(n) => format!("status latency, {n} conn, one client thread"),
         }
@@ -173,7 +178,7 @@ impl Subject {
     fn exchanges(&self, figure: Figure) -> (&Exchange, &Exchange) {
         let pair = match figure {
             Figure::Handshake => return (&self.hello, &self.hello_echo),
-            Figure::Denied => &self.denied,
+            Figure::Denied | Figure::DeniedThroughput(_) => &self.denied,
             Figure::Status
             | Figure::Throughput(_)
             | Figure::Concurrent(_)
@@ -221,7 +226,9 @@ fn measure_one(figure: Figure, at: &Endpoint<'_>, exchange: &Exchange, s: &Setti
         Figure::Denied | Figure::Status | Figure::ListTools | Figure::Plan => {
             latency(measure::round_trips(at, exchange, s.budget))
         }
-        Figure::Throughput(n) => Value::Rate(measure::throughput(at, exchange, n, s.window)),
+        Figure::Throughput(n) | Figure::DeniedThroughput(n) => {
+            Value::Rate(measure::throughput(at, exchange, n, s.window))
+        }
         Figure::Concurrent(n) => latency(measure::concurrent_latency(at, exchange, n, s.window)),
         Figure::Multiplexed(n) => latency(measure::multiplexed_latency(at, exchange, n, s.window)),
     }

@@ -249,12 +249,12 @@ impl<C> Machine<C> {
 
     /// The next thing the driver must do, decoding and handing requests to the session core
     /// while there is room in flight; `None` when there is nothing until the next read,
-    /// answer or timeout.
+    /// answer or timeout. `clock` gives the time (Unix, for the session core and audit
+    /// records; monotonic, for the refusal budget), asked only when a frame is decoded.
     pub(in crate::server) fn poll_event(
         &mut self,
         env: &ServerEnv<'_>,
-        wall: UnixSecs,
-        now: Instant,
+        clock: &mut impl FnMut() -> (UnixSecs, Instant),
     ) -> Option<Event> {
         loop {
             if let Some(event) = self.events.pop_front() {
@@ -273,14 +273,18 @@ impl<C> Machine<C> {
             let decoded = self.decoder.decode(&mut rest);
             self.start = self.input.len() - rest.len();
             let step = match decoded {
-                Ok(Some(frame)) => self.conn.handle(frame, env, wall),
                 Ok(None) => break,
+                Ok(Some(frame)) => self.conn.handle(frame, env, clock().0),
                 Err(error) => {
                     tracing::warn!(%error, "frame refused");
-                    self.conn.handle_frame_error(&error, wall)
+                    self.conn.handle_frame_error(&error, clock().0)
                 }
             };
-            self.act(step, env, now);
+            let now = clock().1;
+            if let Some(run) = self.act(step, env, now) {
+                // Straight to the driver: a call is never queued behind anything.
+                return Some(run);
+            }
         }
         if self.start == self.input.len() {
             self.input.clear();
@@ -300,14 +304,18 @@ impl<C> Machine<C> {
         None
     }
 
-    /// Act on one step of the session core.
-    fn act(&mut self, step: Step, env: &ServerEnv<'_>, now: Instant) {
+    /// Act on one step of the session core: a reply is queued, a call is handed back to be
+    /// run.
+    fn act(&mut self, step: Step, env: &ServerEnv<'_>, now: Instant) -> Option<Event> {
         match step {
             Step::Reply {
                 frame,
                 audit,
                 close,
-            } => self.reply(frame, audit, close, now),
+            } => {
+                self.reply(frame, audit, close, now);
+                None
+            }
             Step::Dispatch(dispatch) => {
                 let verb = dispatch.call().verb();
                 let kind = match verb.rule().mutation {
@@ -317,11 +325,11 @@ impl<C> Machine<C> {
                 let claim_slot = !self.busy;
                 self.busy = true;
                 self.resolving = true;
-                self.events.push_back(Event::Run {
+                Some(Event::Run {
                     dispatch,
                     kind,
                     claim_slot,
-                });
+                })
             }
         }
     }
@@ -598,13 +606,14 @@ impl<C> Machine<C> {
         }
     }
 
-    /// How the driver waits next, at `now`: `others_open` when other connections are open
-    /// (a request is then peeked), `owes` when the intake owes the socket bytes.
+    /// How the driver waits next: `others_open` when other connections are open (a request
+    /// is then peeked), `owes` when the intake owes the socket bytes; `now` is asked only
+    /// when a stall watch starts.
     pub(in crate::server) fn plan_wait(
         &mut self,
-        now: Instant,
         others_open: bool,
         owes: bool,
+        now: impl FnOnce() -> Instant,
     ) -> Wait {
         let may_read =
             self.reading && self.input.is_empty() && self.queue.len() < self.max_in_flight();
@@ -614,7 +623,7 @@ impl<C> Machine<C> {
         let start_stall_watch = stalls && !self.stall_watched;
         if start_stall_watch {
             self.stall_watched = true;
-            self.stall_at = Some(now + STALL_CHECK);
+            self.stall_at = Some(now() + STALL_CHECK);
         } else if !stalls {
             self.stall_watched = false;
             self.stall_at = None;

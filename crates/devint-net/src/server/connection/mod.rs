@@ -173,11 +173,11 @@ impl Task {
             if self.machine.is_finished() {
                 break;
             }
-            let wait = self.machine.plan_wait(
-                Instant::now().into_std(),
-                self.shared.slots.open() > 1,
-                self.intake.owes(),
-            );
+            let wait =
+                self.machine
+                    .plan_wait(self.shared.slots.open() > 1, self.intake.owes(), || {
+                        Instant::now().into_std()
+                    });
             if wait.start_stall_watch {
                 self.intake.watch_stalls();
             }
@@ -229,6 +229,10 @@ impl Task {
     /// Do what the machine asks until it asks nothing more; false when the connection must
     /// end (a stall check found the socket broken).
     fn carry_out_events(&mut self) -> bool {
+        // The clocks are read once for everything done here (the requests of one read
+        // arrived together), and only if a frame is decoded.
+        let mut time = None;
+        let mut clock = || *time.get_or_insert_with(|| (unix_now(), Instant::now().into_std()));
         loop {
             let shared = &*self.shared;
             let env = ServerEnv {
@@ -237,10 +241,7 @@ impl Task {
                 core_version: &shared.core_version,
                 provenance: &*shared.provenance,
             };
-            let Some(event) = self
-                .machine
-                .poll_event(&env, unix_now(), Instant::now().into_std())
-            else {
+            let Some(event) = self.machine.poll_event(&env, &mut clock) else {
                 return true;
             };
             match event {
@@ -257,20 +258,28 @@ impl Task {
                     if claim_slot && !self.slot.set_busy(true) {
                         self.machine.slot_refused();
                     } else {
-                        self.run(dispatch, kind);
+                        let (wall, now) = clock();
+                        self.run(dispatch, kind, wall, now);
                     }
                 }
                 Event::CheckStall => match self.intake.check_stall(&self.stream) {
-                    Ok(still) => self.machine.stall_checked(still, Instant::now().into_std()),
+                    Ok(still) => self.machine.stall_checked(still, clock().1),
                     Err(_) => return false,
                 },
             }
         }
     }
 
-    /// Run an authorised call here if it never blocks, else on the blocking pool.
-    fn run(&mut self, dispatch: Dispatch, kind: CallKind) {
-        let now = unix_now();
+    /// Run an authorised call here if it never blocks, else on the blocking pool (`wall`:
+    /// the call's time; `started`: when it was handed over, for its deadline).
+    fn run(
+        &mut self,
+        dispatch: Dispatch,
+        kind: CallKind,
+        wall: UnixSecs,
+        started: std::time::Instant,
+    ) {
+        let now = wall;
         match kind {
             CallKind::NonBlocking => {
                 let frame = answer_call(&self.shared, dispatch, now);
@@ -290,7 +299,7 @@ impl Task {
         let shared = Arc::clone(&self.shared);
         let call =
             tokio::task::spawn_blocking(move || encode(&answer_call(&shared, dispatch, now)));
-        self.machine.started(call, info, Instant::now().into_std());
+        self.machine.started(call, info, started);
     }
 
     /// The server is stopping or handing its socket over: shut the connection for

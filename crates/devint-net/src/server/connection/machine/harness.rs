@@ -182,7 +182,8 @@ impl Harness {
                 core_version: "0.1.0",
                 provenance: &provenance,
             };
-            let Some(event) = self.machine.poll_event(&env, self.wall(), self.now) else {
+            let time = (self.wall(), self.now);
+            let Some(event) = self.machine.poll_event(&env, &mut || time) else {
                 break;
             };
             match event {

@@ -116,7 +116,7 @@ fn at_most_max_in_flight_requests_are_decoded_the_rest_wait_undecoded() {
         "two calls started, two requests not decoded"
     );
     assert_eq!(
-        h.machine.plan_wait(h.now, false, false).read,
+        h.machine.plan_wait(false, false, || h.now).read,
         None,
         "no read while full"
     );
@@ -126,7 +126,10 @@ fn at_most_max_in_flight_requests_are_decoded_the_rest_wait_undecoded() {
     h.finish_head();
     h.finish_head();
     assert_eq!(h.answered_ids(), vec![1, 2, 3, 4]);
-    assert_eq!(h.machine.plan_wait(h.now, false, false).read, Some(false));
+    assert_eq!(
+        h.machine.plan_wait(false, false, || h.now).read,
+        Some(false)
+    );
 }
 
 #[test]
@@ -238,7 +241,7 @@ fn a_half_closed_peer_gets_every_answer_and_is_watched_for_hanging_up() {
     let request = h.request(1, Ask::Apply);
     h.send(&request);
     h.half_close();
-    let wait = h.machine.plan_wait(h.now, true, false);
+    let wait = h.machine.plan_wait(true, false, || h.now);
     assert_eq!(wait.read, None);
     assert!(wait.watch_gone);
     assert!(!h.machine.is_finished());
@@ -251,21 +254,21 @@ fn a_half_closed_peer_gets_every_answer_and_is_watched_for_hanging_up() {
 fn a_negotiated_connection_peeks_only_at_a_frame_boundary_and_when_not_alone() {
     let mut h = Harness::new(limits());
     assert_eq!(
-        h.machine.plan_wait(h.now, true, false).read,
+        h.machine.plan_wait(true, false, || h.now).read,
         Some(false),
         "not before the handshake"
     );
     h.send(&hello());
-    assert_eq!(h.machine.plan_wait(h.now, true, false).read, Some(true));
+    assert_eq!(h.machine.plan_wait(true, false, || h.now).read, Some(true));
     assert_eq!(
-        h.machine.plan_wait(h.now, false, false).read,
+        h.machine.plan_wait(false, false, || h.now).read,
         Some(false),
         "alone"
     );
     let request = h.request(1, Ask::Status);
     h.send(&request[..3]);
     assert_eq!(
-        h.machine.plan_wait(h.now, true, false).read,
+        h.machine.plan_wait(true, false, || h.now).read,
         Some(false),
         "mid-frame"
     );
@@ -276,11 +279,11 @@ fn a_negotiated_connection_peeks_only_at_a_frame_boundary_and_when_not_alone() {
 #[test]
 fn bytes_owed_while_waiting_are_checked_for_a_stall_every_check_until_taken_off() {
     let mut h = Harness::negotiated(limits());
-    let wait = h.machine.plan_wait(h.now, true, true);
+    let wait = h.machine.plan_wait(true, true, || h.now);
     assert!(wait.start_stall_watch);
     assert_eq!(h.machine.poll_timeout(), Some(h.now + STALL_CHECK));
     assert!(
-        !h.machine.plan_wait(h.now, true, true).start_stall_watch,
+        !h.machine.plan_wait(true, true, || h.now).start_stall_watch,
         "started once"
     );
     h.advance(STALL_CHECK);
@@ -296,8 +299,8 @@ fn bytes_owed_while_waiting_are_checked_for_a_stall_every_check_until_taken_off(
     h.advance(STALL_CHECK * 4);
     assert_eq!(h.stall_checks, 2, "taken off: no more checks");
     // Nothing owed any more: the watch ends; owed again, it starts again.
-    assert!(!h.machine.plan_wait(h.now, true, false).start_stall_watch);
-    assert!(h.machine.plan_wait(h.now, true, true).start_stall_watch);
+    assert!(!h.machine.plan_wait(true, false, || h.now).start_stall_watch);
+    assert!(h.machine.plan_wait(true, true, || h.now).start_stall_watch);
 }
 
 #[test]
