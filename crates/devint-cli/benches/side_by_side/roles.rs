@@ -20,7 +20,7 @@ pub const RUNTIME_ENV: &str = "DEVINT_BENCH_RUNTIME";
 /// The default is the shape in which the raw echo server, the baseline, keeps its own tail
 /// on a small machine: on the 2-core bench machine its p99/p50 at 16 connections is 1.7–2.0
 /// on a current-thread runtime and 2.8–5.5 on a multi-thread one, at the same throughput
-/// (`docs/benchmarks.md`, "the targets read on a current-thread runtime"). The ratios
+/// (`docs/benchmarks.md`, "the bench's default runtime"). The ratios
 /// compare the servers on the same shape either way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuntimeShape {

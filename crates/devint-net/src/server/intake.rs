@@ -4,10 +4,10 @@
 //! Taking bytes off a Unix socket frees the client's send buffer, and the kernel then wakes
 //! a client asleep on that socket — even one asleep waiting for its answer, which finds
 //! nothing and sleeps again. On a busy host that spurious wake-up costs a context switch
-//! each way per answer (docs/benchmarks.md, "fewer wake-ups and allocations per answer").
-//! So while other
-//! connections are open the connection task peeks, and the socket's peek offset
-//! (`SO_PEEK_OFF`) lets the next peek start after what was peeked before: the bytes of
+//! each way per answer (docs/benchmarks.md, "answered before the request is taken off the
+//! socket"). So while other connections are open the connection task peeks, and the
+//! socket's peek offset (`SO_PEEK_OFF`) lets the next peek start after what was peeked
+//! before: the bytes of
 //! answered requests can stay on the socket and are taken off together, once
 //! [`TAKE_OFF_AT`] of them are owed, in one `recv` instead of one per answer. Where the
 //! kernel refuses a peek offset, every peek would start at the first byte on the socket
@@ -39,7 +39,7 @@ pub(super) const READ_CHUNK: usize = 4 * 1024;
 /// owed in one `recv`, and meanwhile the other connections on its thread wait; at 4 KiB
 /// (some fifty requests) that wait put a 16-connection p99 on a current-thread runtime
 /// above twice its p50, at 1 KiB it does not, for the same CPU per answer
-/// (docs/benchmarks.md, "the tail on a current-thread runtime").
+/// (docs/benchmarks.md, "bytes owed taken off at 1 KiB").
 pub(super) const TAKE_OFF_AT: usize = 1024;
 
 /// How often a connection that owes bytes checks that its client still sends: a client

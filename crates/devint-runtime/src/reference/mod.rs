@@ -109,7 +109,8 @@ impl Lifecycle for ReferenceRuntime {
     fn list_tools(&self, _auth: &Authorization) -> Result<ToolList, LifecycleError> {
         let listings = self.detector.list_tools();
         // Sized up front: growing this vector of large summaries by doubling showed as ~7 %
-        // of a `list_tools` (glibc's realloc and malloc_consolidate; docs/benchmarks.md).
+        // of a `list_tools` (glibc's realloc and malloc_consolidate; docs/benchmarks.md,
+        // "answers sized and written straight from their views").
         let mut tools = Vec::with_capacity(listings.len());
         tools.extend(listings.iter().filter_map(|l| self.summaries.of(l)));
         Ok(ToolList { tools })

@@ -20,13 +20,13 @@
 //! a few KiB at a time, so that a client woken early cannot push the worker off the
 //! connections waiting for it and most answers cost no take-off at all ([`super::intake`]
 //! owns those reads and the bytes owed; docs/benchmarks.md measures it: "answered before
-//! the request is taken off the socket", "fewer wake-ups and allocations per answer").
+//! the request is taken off the socket").
 //! A connection that is the only one open, or has not negotiated yet, reads and takes off
 //! at once: nothing waits for its worker, and the early wake-up overlaps the
 //! client's own wake-up with the work on its request — on a host where waking an idle CPU
 //! is slow, that is most of a round trip (docs/benchmarks.md, "a connection alone takes its
 //! request off at once"). While it
-//! owes the socket bytes, the task checks every [`STALL_CHECK`] that its client still
+//! owes the socket bytes, the task checks every [`STALL_CHECK`](super::intake::STALL_CHECK) that its client still
 //! sends, and takes them off if not: they may be what fills a small send buffer.
 //!
 //! A read that took everything there was clears the socket's readiness (as tokio's own
