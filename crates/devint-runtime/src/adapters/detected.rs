@@ -148,8 +148,8 @@ mod tests {
         ("factory-droid", "0.225.2\n", (0, 225, 2)),
         ("opencode", "1.18.33\n", (1, 18, 33)),
         ("pi", "0.73.1\n", (0, 73, 1)),
-        // Amp's patch number is its release time in Unix seconds (1790142911 is
-        // 2026-09-23T05:55:11Z, the date it prints): later releases compare higher.
+        // Amp's patch number is its release time in Unix seconds (the same instant as the
+        // release date it prints after it): later releases compare higher.
         (
             "amp",
             "0.0.1790142911-g7618fb (released 2026-09-23T05:55:11.000Z, 2mo ago)\n",
