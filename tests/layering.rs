@@ -24,7 +24,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "crates/devint-fs/src",
         &[
-            &["mode", "read"],
+            &["mode", "read", "remote"],
             &["durable", "lock", "private", "scratch", "special"],
         ],
     ),

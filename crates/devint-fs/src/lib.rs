@@ -11,6 +11,7 @@
 //! | [`mode`] | the modes a written file and the directories created for it get, as the caller decides per target |
 //! | [`lock`] | the cross-process `flock` on one (tool, scope) |
 //! | [`read`] | the one safe read: no blocking open (FIFO), regular files only, a size cap per kind |
+//! | [`remote`] | the filesystems where a file can change without a local event (network, FUSE) |
 //! | `scratch`, `special` (feature `test-support`) | test support: scratch directories; the special files the safe read must refuse |
 //!
 //! It knows nothing of the protocol, tokens or tools, never spawns a thread or a task, and
@@ -25,6 +26,7 @@ pub mod lock;
 pub mod mode;
 pub mod private;
 pub mod read;
+pub mod remote;
 #[cfg(any(test, feature = "test-support"))]
 pub mod scratch;
 #[cfg(any(test, feature = "test-support"))]

@@ -53,34 +53,6 @@ const DIRECTORY_EVENTS: WatchFlags = WatchFlags::CREATE
     .union(WatchFlags::ONLYDIR)
     .union(WatchFlags::DONT_FOLLOW);
 
-/// Filesystems whose files can change without an event on this machine: network
-/// filesystems (another host writes), FUSE (a daemon writes), cluster filesystems.
-/// `statfs(2)`'s `f_type` magic numbers, from `linux/magic.h` and the filesystems' sources.
-const UNWATCHABLE_FILESYSTEMS: &[(u64, &str)] = &[
-    (0x6969, "nfs"),
-    (0xFF53_4D42, "cifs"),
-    (0xFE53_4D42, "smb2"),
-    (0x517B, "smb"),
-    (0x6573_5546, "fuse"),
-    (0x0102_1997, "9p"),
-    (0x00C3_6400, "ceph"),
-    (0x6B41_4653, "afs"),
-    (0x5346_414F, "afs"),
-    (0x7375_7245, "coda"),
-    (0x7461_636F, "ocfs2"),
-    (0x0116_1970, "gfs2"),
-    (0x0BD0_0BD0, "lustre"),
-];
-
-/// The name of the filesystem type `f_type` if changes on it can come from elsewhere than
-/// this kernel, so an `inotify` watch on it may miss them.
-fn unwatchable(f_type: u64) -> Option<&'static str> {
-    UNWATCHABLE_FILESYSTEMS
-        .iter()
-        .find(|(magic, _)| *magic == f_type)
-        .map(|(_, name)| *name)
-}
-
 /// What the queued events said, once read (see [`BookWatch::drain`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Drained {
@@ -119,16 +91,13 @@ impl BookWatch {
         } else {
             dir
         };
-        let fs = rustix::fs::statfs(dir)?;
-        // `f_type` is a signed word on some targets; the magic numbers are 32-bit patterns.
-        #[allow(clippy::unnecessary_cast)]
-        let f_type = fs.f_type as u64 & 0xFFFF_FFFF;
+        let f_type = devint_fs::remote::filesystem_type(dir)?;
         BookWatch::start_on(f_type, dir, name)
     }
 
     /// [`BookWatch::start`] once the directory's filesystem type is known.
     fn start_on(f_type: u64, dir: &Path, name: &OsStr) -> io::Result<BookWatch> {
-        if let Some(kind) = unwatchable(f_type) {
+        if let Some(kind) = devint_fs::remote::remote_kind(f_type) {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 format!("the book's directory is on {kind}, where a change may come from another machine or process without an inotify event"),
@@ -296,13 +265,6 @@ mod tests {
             BookWatch::start_on(0xEF53, dir.path(), name).is_ok(),
             "ext4"
         );
-        assert_eq!(unwatchable(0x6969), Some("nfs"));
-        assert_eq!(unwatchable(0x6573_5546), Some("fuse"));
-        assert_eq!(unwatchable(0xFE53_4D42), Some("smb2"));
-        // ext4, tmpfs, btrfs, xfs: local, watched.
-        for local in [0xEF53, 0x0102_1994, 0x9123_683E, 0x5846_5342] {
-            assert_eq!(unwatchable(local), None, "{local:#x}");
-        }
     }
 
     #[test]
