@@ -96,6 +96,11 @@ impl ToolAuthorization {
     pub fn tool(&self) -> &ToolId {
         &self.tool
     }
+
+    /// The proof back as the request's, with its tool, for a call not made after all.
+    pub(crate) fn into_parts(self) -> (Authorization, ToolId) {
+        (self.base, self.tool)
+    }
 }
 
 impl std::ops::Deref for ToolAuthorization {

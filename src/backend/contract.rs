@@ -53,6 +53,20 @@ pub trait Lifecycle: Send + Sync {
         let _ = verb;
         CallKind::Blocking
     }
+    /// `status` answered at once, when the backend can prove without blocking that an
+    /// answer it keeps is current: no file read, no child process, no lock held across IO,
+    /// no wait (a kept answer checked against an `inotify` watch is the intended use).
+    /// `None` when it cannot; the shell then runs [`Lifecycle::status`] as
+    /// [`Lifecycle::call_kind`] says. A shell calls this on its async worker, before handing
+    /// a `status` to a thread that may block, so a wrong implementation stalls every
+    /// connection that shares the worker. The default is `None`.
+    fn status_at_once(
+        &self,
+        auth: &ToolAuthorization,
+    ) -> Option<Result<StatusView, LifecycleError>> {
+        let _ = auth;
+        None
+    }
     /// Whether an adapter knows `tool` (spec §6 step 6; `UNKNOWN_TOOL` otherwise).
     fn knows_tool(&self, tool: &ToolId) -> bool;
     /// `list_tools`: every tool this runtime has an adapter for.

@@ -42,6 +42,6 @@ pub use any::{AnyConnection, ServerEnv, Step};
 pub use denial::{denied, DenialCause};
 pub use reply::Reply;
 pub use server::{
-    Admission, Answer, Authorized, Closing, Connection, ConnectionMeta, Dispatch, Handshake,
-    Negotiated, Unauthenticated,
+    Admission, Answer, AtOnce, Authorized, Closing, Connection, ConnectionMeta, Dispatch,
+    Handshake, Negotiated, Unauthenticated,
 };

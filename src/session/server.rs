@@ -122,6 +122,15 @@ pub struct Dispatch {
     call: VerbCall,
 }
 
+/// What [`Dispatch::run_at_once`] did with a call.
+#[derive(Debug)]
+pub enum AtOnce {
+    /// The backend answered it at once.
+    Answered(Answer),
+    /// It is still to be run, as the backend's [`Lifecycle::call_kind`] says.
+    ToRun(Dispatch),
+}
+
 /// What answering a call produced.
 #[derive(Debug)]
 pub struct Answer {
@@ -469,67 +478,130 @@ impl Dispatch {
 
     /// Run the call on `backend` and build the answer (version-gated views, spec §5).
     pub fn run(self, backend: &dyn Lifecycle, now: UnixSecs) -> Answer {
-        let request_id = self.authorization.request_id();
-        let version = self.authorization.version();
-        let verb = self.call.verb();
-        let mutation = self.call.mutation();
-        let meta = self.meta;
-        // The record's common part, made only when something is audited (most answers are
-        // not: no Strings copied for them).
-        let audit_base = |auth: &Authorization, tool: Option<&ToolId>| {
-            AuditEvent::new(now, AuditKind::SentenceRefused)
-                .with_connection(meta.id)
-                .with_peer_uid(meta.peer_uid)
-                .with_request(request_id)
-                .with_call(verb, tool.map(ToolId::as_str).unwrap_or_default())
-                .with_token(auth.token_id().clone(), auth.client_name().clone())
-        };
+        let finish = Finish::of(&self, now);
         call_backend(
             backend,
             self.authorization,
             self.call,
-            |result, auth, tool| {
-                let mut audit = Vec::new();
-                // spec[S10-MUTATIONS] §10 (b): a lifecycle mutation is audited with its
-                // outcome.
-                if let Some(verb) = mutation {
-                    let mut e = audit_base(auth, tool);
-                    e.kind = AuditKind::LifecycleMutation {
-                        verb,
-                        outcome: mutation_outcome(&result),
-                    };
-                    e.outcome = e.kind.outcome();
-                    audit.push(e);
-                }
-                let frame = match result {
-                    Ok(view) => {
-                        if super::sentences::refused_sentences(&view) > 0 {
-                            audit.push(audit_base(auth, tool));
-                        }
-                        match view {
-                            VerbResult::ListTools(list) => Reply::ToolList(ToolListResponse {
-                                request_id,
-                                version,
-                                list,
-                            }),
-                            VerbResult::Status(view) => Reply::Status(StatusResponse {
-                                request_id,
-                                version,
-                                view,
-                            }),
-                            view => Reply::Frame(ServerFrame::Response(
-                                view.into_response(request_id, version),
-                            )),
-                        }
-                    }
-                    Err(e) => Reply::Frame(ServerFrame::Denied(denied(
-                        request_id,
-                        &DenialCause::Lifecycle(e),
-                    ))),
-                };
-                Answer { frame, audit }
-            },
+            |result, auth, tool| finish.answer(result, auth, tool),
         )
+    }
+
+    /// A `status` the backend answers at once ([`Lifecycle::status_at_once`]), built exactly
+    /// as [`Dispatch::run`] builds it; any other call, or a `status` the backend cannot
+    /// answer at once, is handed back to be run.
+    pub fn run_at_once(self, backend: &dyn Lifecycle, now: UnixSecs) -> AtOnce {
+        let finish = Finish::of(&self, now);
+        let Dispatch {
+            meta,
+            authorization,
+            call,
+        } = self;
+        let VerbCall::Status { tool } = call else {
+            return AtOnce::ToRun(Dispatch {
+                meta,
+                authorization,
+                call,
+            });
+        };
+        let auth = authorization.for_tool(tool);
+        match backend.status_at_once(&auth) {
+            Some(result) => AtOnce::Answered(finish.answer(
+                result.map(VerbResult::Status),
+                &auth,
+                Some(auth.tool()),
+            )),
+            None => {
+                let (authorization, tool) = auth.into_parts();
+                AtOnce::ToRun(Dispatch {
+                    meta,
+                    authorization,
+                    call: VerbCall::Status { tool },
+                })
+            }
+        }
+    }
+}
+
+/// What turns a backend's result into the answer: its frame and its audit records.
+struct Finish {
+    meta: ConnectionMeta,
+    request_id: u64,
+    version: ApiVersion,
+    verb: Verb,
+    mutation: Option<crate::verbs::MutationVerb>,
+    now: UnixSecs,
+}
+
+impl Finish {
+    fn of(dispatch: &Dispatch, now: UnixSecs) -> Finish {
+        Finish {
+            meta: dispatch.meta,
+            request_id: dispatch.authorization.request_id(),
+            version: dispatch.authorization.version(),
+            verb: dispatch.call.verb(),
+            mutation: dispatch.call.mutation(),
+            now,
+        }
+    }
+
+    /// The record's common part, made only when something is audited (most answers are
+    /// not: no Strings copied for them).
+    fn audit_base(&self, auth: &Authorization, tool: Option<&ToolId>) -> AuditEvent {
+        AuditEvent::new(self.now, AuditKind::SentenceRefused)
+            .with_connection(self.meta.id)
+            .with_peer_uid(self.meta.peer_uid)
+            .with_request(self.request_id)
+            .with_call(self.verb, tool.map(ToolId::as_str).unwrap_or_default())
+            .with_token(auth.token_id().clone(), auth.client_name().clone())
+    }
+
+    fn answer(
+        &self,
+        result: Result<VerbResult, LifecycleError>,
+        auth: &Authorization,
+        tool: Option<&ToolId>,
+    ) -> Answer {
+        let (request_id, version) = (self.request_id, self.version);
+        let mut audit = Vec::new();
+        // spec[S10-MUTATIONS] §10 (b): a lifecycle mutation is audited with its
+        // outcome.
+        if let Some(verb) = self.mutation {
+            let mut e = self.audit_base(auth, tool);
+            e.kind = AuditKind::LifecycleMutation {
+                verb,
+                outcome: mutation_outcome(&result),
+            };
+            e.outcome = e.kind.outcome();
+            audit.push(e);
+        }
+        let frame = match result {
+            Ok(view) => {
+                if super::sentences::refused_sentences(&view) > 0 {
+                    audit.push(self.audit_base(auth, tool));
+                }
+                match view {
+                    VerbResult::ListTools(list) => Reply::ToolList(ToolListResponse {
+                        request_id,
+                        version,
+                        list,
+                    }),
+                    VerbResult::Status(view) => Reply::Status(StatusResponse {
+                        request_id,
+                        version,
+                        view,
+                    }),
+                    view => Reply::Frame(ServerFrame::Response(
+                        view.into_response(request_id, version),
+                    )),
+                }
+            }
+            Err(e) => Reply::Frame(ServerFrame::Denied(denied(
+                request_id,
+                &DenialCause::Lifecycle(e),
+            ))),
+        };
+        Answer { frame, audit }
     }
 }
 
