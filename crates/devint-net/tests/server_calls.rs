@@ -1,7 +1,8 @@
 //! How the connection task runs authorised calls: calls the backend
 //! declares non-blocking run on the connection's own task, blocking ones on the blocking
 //! pool, brief ones inside `block_in_place`, and their answers still leave in request
-//! order; a client that always has a request waiting does not starve another connection;
+//! order; a `status` the backend can answer at once is answered on the task, not run
+//! again; a client that always has a request waiting does not starve another connection;
 //! a mutation's audit record is durable before its answer, a refusal's is not waited for.
 //!
 //! No assertion is on elapsed time: the only timeouts are hang guards.
@@ -13,14 +14,20 @@ use devint::backend::CallKind;
 use devint_net::audit_log::{verify, JsonLinesAuditLog};
 use server_support::*;
 
-/// `list_tools` blocks at a gate (and is declared `list_kind`); every other verb is in
-/// memory and declared non-blocking.
+/// `list_tools` blocks at a gate (and is declared `list_kind`); `status` is declared
+/// `status_kind` and answered at once when `answers_at_once` says so; every other verb is
+/// in memory and declared non-blocking.
 struct SlowListFastRest {
     inner: CountingBackend,
     gate: Arc<Gate>,
     list_kind: CallKind,
     /// How many statuses had run when `list_tools` last started.
     statuses_before_list: AtomicUsize,
+    status_kind: CallKind,
+    answers_at_once: std::sync::atomic::AtomicBool,
+    /// Statuses answered by `status_at_once`, and by `status`.
+    at_once: AtomicUsize,
+    in_full: AtomicUsize,
 }
 
 impl SlowListFastRest {
@@ -30,6 +37,10 @@ impl SlowListFastRest {
             gate: gate.clone(),
             list_kind,
             statuses_before_list: AtomicUsize::new(0),
+            status_kind: CallKind::NonBlocking,
+            answers_at_once: Default::default(),
+            at_once: AtomicUsize::new(0),
+            in_full: AtomicUsize::new(0),
         })
     }
 }
@@ -38,6 +49,7 @@ impl Lifecycle for SlowListFastRest {
     fn call_kind(&self, verb: Verb) -> CallKind {
         match verb {
             Verb::ListTools => self.list_kind,
+            Verb::Status => self.status_kind,
             _ => CallKind::NonBlocking,
         }
     }
@@ -57,7 +69,18 @@ impl Lifecycle for SlowListFastRest {
         self.inner.apply(auth, plan)
     }
     fn status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError> {
+        self.in_full.fetch_add(1, Ordering::SeqCst);
         self.inner.status(auth)
+    }
+    fn status_at_once(
+        &self,
+        auth: &ToolAuthorization,
+    ) -> Option<Result<StatusView, LifecycleError>> {
+        if !self.answers_at_once.load(Ordering::SeqCst) {
+            return None;
+        }
+        self.at_once.fetch_add(1, Ordering::SeqCst);
+        Some(self.inner.status(auth))
     }
     fn verify(&self, auth: &ToolAuthorization) -> Result<VerificationView, LifecycleError> {
         self.inner.verify(auth)
@@ -114,6 +137,30 @@ async fn a_non_blocking_call_answered_first_still_waits_behind_an_earlier_blocki
         "answers leave in request order"
     );
     rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_the_backend_answers_at_once_is_not_run_again_and_one_it_cannot_is_run() {
+    for kind in [CallKind::Blocking, CallKind::Brief] {
+        let gate = Arc::new(Gate::default());
+        let mut backend = SlowListFastRest::new(&gate, CallKind::Blocking);
+        Arc::get_mut(&mut backend).unwrap().status_kind = kind;
+        backend.answers_at_once.store(true, Ordering::SeqCst);
+        let mut rt = start(backend.clone(), limits());
+        let mut raw = rt.raw_negotiated().await;
+        raw.send(&[request(&status_of("codex"), 1, &rt.token)])
+            .await;
+        assert_eq!(answered_ids(&mut raw, 1).await, [1], "{kind:?}");
+        assert_eq!(backend.at_once.load(Ordering::SeqCst), 1, "{kind:?}");
+        assert_eq!(backend.in_full.load(Ordering::SeqCst), 0, "{kind:?}");
+        backend.answers_at_once.store(false, Ordering::SeqCst);
+        raw.send(&[request(&status_of("codex"), 2, &rt.token)])
+            .await;
+        assert_eq!(answered_ids(&mut raw, 1).await, [2], "{kind:?}");
+        assert_eq!(backend.at_once.load(Ordering::SeqCst), 1, "{kind:?}");
+        assert_eq!(backend.in_full.load(Ordering::SeqCst), 1, "{kind:?}");
+        rt.shutdown().await;
+    }
 }
 
 /// The request ids of the next `n` answers on `raw`, in the order they arrived.

@@ -6,7 +6,9 @@
 //! its answer is written at once: a round trip costs one wake-up of this task. A brief call
 //! ([`CallKind::Brief`]: a few small local file reads) runs right here too, inside
 //! `block_in_place` on a multi-threaded runtime, so this worker's other tasks move to another
-//! thread while it reads. Any other call (and every mutation, whose audit record is made
+//! thread while it reads. Before either, a `status` is offered to the backend to answer at
+//! once ([`Lifecycle::status_at_once`](devint::backend::Lifecycle::status_at_once): a kept
+//! answer it can prove current without blocking), here with no hand-off. Any other call (and every mutation, whose audit record is made
 //! durable before its answer) runs on the blocking pool; it waits in the connection's
 //! ordered queue of in-flight answers, so a client may pipeline up to `max_in_flight`
 //! requests and answers still leave in the order the requests arrived, even when a later
@@ -61,8 +63,9 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use devint::backend::CallKind;
-use devint::session::{AnyConnection, Dispatch, Reply, ServerEnv};
+use devint::session::{AnyConnection, AtOnce, Dispatch, Reply, ServerEnv};
 use devint::time::UnixSecs;
+use devint::verbs::Verb;
 use devint::wire::{encode, EncodeError};
 
 use super::clock::unix_now;
@@ -280,6 +283,25 @@ impl Task {
         started: std::time::Instant,
     ) {
         let now = wall;
+        // A `status` the backend can prove current without blocking is answered here, with
+        // no hand-off to another thread (`Lifecycle::status_at_once`; docs/benchmarks.md,
+        // "A status answered at once while a watch holds").
+        let dispatch = if kind != CallKind::NonBlocking && dispatch.call().verb() == Verb::Status {
+            match dispatch.run_at_once(&*self.shared.backend, now) {
+                AtOnce::Answered(answer) => {
+                    // A status is audited only for a sentence it refused: a refusal's
+                    // record, which the worker does not wait on the disk for.
+                    for event in &answer.audit {
+                        self.shared.record_refusal(event);
+                    }
+                    self.machine.answered(&answer.frame);
+                    return;
+                }
+                AtOnce::ToRun(dispatch) => dispatch,
+            }
+        } else {
+            dispatch
+        };
         match kind {
             CallKind::NonBlocking => {
                 let frame = answer_call(&self.shared, dispatch, now);
