@@ -474,6 +474,49 @@ fn a_removed_binary_is_seen_at_once() {
 }
 
 #[test]
+fn a_listing_is_given_at_once_only_while_its_binary_stands_and_never_for_extensions() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = Sandbox::new();
+    let log = sb.home.join("probes.log");
+    let binary = sb.home.join(".local/bin/claude");
+    install_script(&binary, &counting(&log, "2.0.1"));
+    let detector = sb.detector_on("/nonexistent");
+    assert!(
+        detector.listing_at_once(claude()).is_none(),
+        "never searched"
+    );
+    let listing = detector.listing(claude());
+    let at_once = detector
+        .listing_at_once(claude())
+        .expect("found, local, just searched");
+    assert!(std::sync::Arc::ptr_eq(&listing, &at_once));
+    // Replaced: the one `stat` sees it, and nothing is searched or probed at once.
+    install_script(&binary, &counting(&log, "2.0.2"));
+    assert!(detector.listing_at_once(claude()).is_none());
+    assert_eq!(probes(&log), 1, "probed only by the search");
+    assert_eq!(
+        detector.listing(claude()).detected.version,
+        Some(semver::Version::new(2, 0, 2))
+    );
+    assert!(detector.listing_at_once(claude()).is_some());
+    std::fs::remove_file(&binary).unwrap();
+    assert!(detector.listing_at_once(claude()).is_none(), "removed");
+    // Past the rescan period, the directories must be searched again: not at once.
+    let rescanning = sb
+        .detector_on("/nonexistent")
+        .with_rescan_after(Duration::ZERO);
+    install_script(&binary, &counting(&log, "2.0.2"));
+    rescanning.listing(claude());
+    assert!(rescanning.listing_at_once(claude()).is_none());
+    // An extension's answer rests on listing directories: never at once.
+    let copilot = find("github-copilot").unwrap();
+    install_extension(&sb.home, "github.copilot-chat-0.31.2");
+    let detector = sb.detector();
+    detector.listing(copilot);
+    assert!(detector.listing_at_once(copilot).is_none());
+}
+
+#[test]
 fn a_newly_installed_extension_is_seen_by_the_same_detector() {
     let sb = Sandbox::new();
     let copilot = find("github-copilot").unwrap();

@@ -66,6 +66,9 @@ struct Slot {
     probed_at: Instant,
     /// `detected` resolved into what `list_tools` reports, made on first use.
     listing: Option<Arc<ToolListing>>,
+    /// Whether `key` is checked with at most one `stat` on local filesystems
+    /// ([`Detector::listing_at_once`]).
+    checked_locally: bool,
 }
 
 impl Slot {
@@ -73,6 +76,7 @@ impl Slot {
     fn new(detected: Detected, key: Key, searched_at: Instant, probed_at: Instant) -> Slot {
         Slot {
             detected,
+            checked_locally: key.checked_locally(),
             key,
             searched_at,
             probed_at,
@@ -107,6 +111,20 @@ impl Key {
         match self {
             Key::Extensions(parents) => parents.iter().flatten().all(FileIdentity::is_settled),
             Key::Binary(..) | Key::Nothing => true,
+        }
+    }
+}
+
+impl Key {
+    /// Whether [`Detector::still_holds`] checks this key with no `stat` at all, or one on
+    /// local filesystems (the binary's directory and the file it resolves to): never one
+    /// that can hang on a network mount. Extension directories are listed: not this.
+    fn checked_locally(&self) -> bool {
+        let local = |p: &Path| matches!(devint_fs::remote::remote_filesystem(p), Ok(None));
+        match self {
+            Key::Binary(path, _) => local(path) && path.parent().is_some_and(local),
+            Key::Extensions(_) => false,
+            Key::Nothing => true,
         }
     }
 }
@@ -178,6 +196,27 @@ impl Detector {
                 .get_or_insert_with(|| Arc::new(resolved(descriptor, &slot.detected)));
             Arc::clone(made)
         })
+    }
+
+    /// The tool's listing, when the cached answer stands and showing it takes no search,
+    /// no version probe, no wait on another request's search, and at most one `stat` on a
+    /// local filesystem; `None` otherwise (then [`Detector::listing`] finds it). For an
+    /// answer given on an async worker, which must not block.
+    pub fn listing_at_once(&self, descriptor: &'static ToolDescriptor) -> Option<Arc<ToolListing>> {
+        let slot = self.slot(descriptor.id);
+        // A search holds the slot across the version probe: never wait for it.
+        let slot = slot.try_lock().ok()?;
+        let cached = slot.as_ref()?;
+        let now = Instant::now();
+        let holds = cached.checked_locally
+            && now.duration_since(cached.searched_at) < self.rescan_after
+            && now.duration_since(cached.probed_at) < self.max_age
+            && self.still_holds(descriptor, &cached.key);
+        if holds {
+            cached.listing.clone()
+        } else {
+            None
+        }
     }
 
     /// Every registered tool, detected and resolved.

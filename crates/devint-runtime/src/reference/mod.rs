@@ -20,6 +20,7 @@
 //! | `unusable` | a settings file that cannot be read, in words naming it, with the fix for that cause |
 //! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
 //! | `events` | the reference event spool and approval queue |
+//! | `reads`, `reads_watch`, `status_memo` | the files an answer was read from, a watch on them, and the `status` answers kept while they stand |
 //! | `summaries` | each tool's `list_tools` entry, remembered while its detection listing stands |
 //! | `fuzz_harness` (feature `fuzzing`) | the receipt parser's invariants, for the `receipt` fuzz target |
 //!
@@ -48,6 +49,7 @@ mod policy_url;
 mod profile;
 mod pure_memo;
 mod reads;
+mod reads_watch;
 mod receipt;
 mod removal;
 mod repair;
@@ -126,6 +128,15 @@ impl Lifecycle for ReferenceRuntime {
 
     fn status(&self, auth: &ToolAuthorization) -> Result<StatusView, LifecycleError> {
         self.do_status(auth)
+    }
+
+    /// The remembered `status`, when a watch on its files and the detector's cache show
+    /// without blocking that nothing it rests on changed (`status_memo`).
+    fn status_at_once(
+        &self,
+        auth: &ToolAuthorization,
+    ) -> Option<Result<StatusView, LifecycleError>> {
+        self.status_remembered(auth).map(Ok)
     }
 
     fn verify(&self, auth: &ToolAuthorization) -> Result<VerificationView, LifecycleError> {

@@ -52,6 +52,11 @@ thread_local! {
 }
 
 impl Read {
+    /// The file read.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Whether the file still reads exactly as it did (read again now, the same way).
     pub(super) fn holds(&self) -> bool {
         let again = match self.kind {

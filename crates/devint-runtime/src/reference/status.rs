@@ -40,6 +40,23 @@ impl ReferenceRuntime {
         }))
     }
 
+    /// The remembered status of the call's tool, when showing it is current needs no file
+    /// opened, no search and no wait (see [`Lifecycle::status_at_once`]).
+    ///
+    /// [`Lifecycle::status_at_once`]: devint::backend::Lifecycle::status_at_once
+    pub(super) fn status_remembered(&self, auth: &ToolAuthorization) -> Option<StatusView> {
+        let descriptor = adapters::find(auth.tool().as_str())?;
+        let now = auth.now();
+        let key = StatusKey {
+            listing: self.detector.listing_at_once(descriptor)?,
+            now,
+            pending: Pending {
+                install: self.plans.pending_install(auth.tool(), now),
+            },
+        };
+        self.statuses.at_once(descriptor.id, &key)
+    }
+
     /// What a status of `descriptor` depends on besides its files, as of now.
     fn status_key(
         &self,

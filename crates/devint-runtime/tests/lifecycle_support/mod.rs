@@ -13,7 +13,7 @@ use devint::auth::TokenResolver;
 use devint::auth::{ClientName, Grant, LiveBook, ResolveError, Scope, ToolScope};
 use devint::backend::Lifecycle;
 use devint::peer::PeerVerified;
-use devint::session::{Admission, Connection, Handshake, Negotiated};
+use devint::session::{Admission, AtOnce, Connection, Handshake, Negotiated};
 pub use devint::time::UnixSecs;
 use devint::verbs::{
     ApplyView, Level, PlanArgs, PlanId, PlanView, PolicyProfileId, Profile, RemovalView,
@@ -228,11 +228,39 @@ impl Client {
     }
 
     pub fn call(&mut self, backend: &dyn Lifecycle, call: VerbCall) -> Result<VerbResult, Refused> {
+        self.exchange(backend, call, false)
+            .expect("a call run in full is answered")
+    }
+
+    /// The call answered at once (`Dispatch::run_at_once`), or `None` when the backend
+    /// could not.
+    pub fn call_at_once(
+        &mut self,
+        backend: &dyn Lifecycle,
+        call: VerbCall,
+    ) -> Option<Result<VerbResult, Refused>> {
+        self.exchange(backend, call, true)
+    }
+
+    fn exchange(
+        &mut self,
+        backend: &dyn Lifecycle,
+        call: VerbCall,
+        at_once: bool,
+    ) -> Option<Result<VerbResult, Refused>> {
         let id = self.next;
         self.next += 1;
         let request = call.to_request(id, &self.token);
         let conn = self.conn.take().unwrap();
         let (conn, frame) = match conn.handle_request(&request, &*self.book, backend, self.now) {
+            Admission::Authorized(c) if at_once => {
+                let (conn, dispatch) = c.into_dispatch();
+                self.conn = Some(conn);
+                let AtOnce::Answered(answer) = dispatch.run_at_once(backend, self.now) else {
+                    return None;
+                };
+                (self.conn.take().unwrap(), answer.frame.into_frame())
+            }
             Admission::Authorized(c) => {
                 let (conn, answer) = c.answer(backend, self.now);
                 (conn, answer.frame.into_frame())
@@ -240,7 +268,7 @@ impl Client {
             Admission::Denied { conn, denied, .. } => (conn, ServerFrame::Denied(denied)),
         };
         self.conn = Some(conn);
-        match frame {
+        Some(match frame {
             ServerFrame::Response(r) => {
                 Ok(VerbResult::from_response(call.verb(), &r, self.version).unwrap())
             }
@@ -250,7 +278,7 @@ impl Client {
                 remediation: d.remediation,
             }),
             other => panic!("unexpected frame {other:?}"),
-        }
+        })
     }
 
     pub fn plan_with(&mut self, rt: &dyn Lifecycle, args: PlanArgs) -> Result<PlanView, Refused> {
@@ -292,6 +320,17 @@ impl Client {
     pub fn status(&mut self, rt: &dyn Lifecycle) -> StatusView {
         match self.call(rt, VerbCall::Status { tool: claude() }).unwrap() {
             VerbResult::Status(s) => s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Claude Code's status answered at once, or `None` when the runtime could not.
+    pub fn status_at_once(&mut self, rt: &dyn Lifecycle) -> Option<StatusView> {
+        match self
+            .call_at_once(rt, VerbCall::Status { tool: claude() })?
+            .unwrap()
+        {
+            VerbResult::Status(s) => Some(s),
             other => panic!("{other:?}"),
         }
     }
