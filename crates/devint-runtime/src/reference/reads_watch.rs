@@ -27,7 +27,8 @@
 //! on the path), a path on a network or FUSE filesystem (another host or a daemon can
 //! change it with no local event), or a watch the per-user limits refused — [`ReadsWatch::start`]
 //! fails and the caller reads the files again instead. What it does not see: an edit
-//! through a shared memory mapping.
+//! through a shared memory mapping, and a filesystem mounted over a directory on the way
+//! (a mount is no `inotify` event); `devint` itself does neither.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{CStr, OsStr, OsString};
