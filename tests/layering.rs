@@ -25,7 +25,7 @@ const LAYERS: &[(&str, &[&[&str]])] = &[
         "crates/devint-fs/src",
         &[
             &["mode", "read", "remote"],
-            &["durable", "lock", "private", "scratch", "special"],
+            &["durable", "lock", "private", "scratch", "special", "watch"],
         ],
     ),
     (

@@ -12,6 +12,7 @@
 //! | [`lock`] | the cross-process `flock` on one (tool, scope) |
 //! | [`read`] | the one safe read: no blocking open (FIFO), regular files only, a size cap per kind |
 //! | [`remote`] | the filesystems where a file can change without a local event (network, FUSE) |
+//! | [`watch`] | an `inotify` watch on a few paths, through their symlinks, checked without blocking |
 //! | `scratch`, `special` (feature `test-support`) | test support: scratch directories; the special files the safe read must refuse |
 //!
 //! It knows nothing of the protocol, tokens or tools, never spawns a thread or a task, and
@@ -31,3 +32,4 @@ pub mod remote;
 pub mod scratch;
 #[cfg(any(test, feature = "test-support"))]
 pub mod special;
+pub mod watch;

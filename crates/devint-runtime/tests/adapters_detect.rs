@@ -499,6 +499,24 @@ fn a_listing_is_given_at_once_only_while_its_binary_stands_and_never_for_extensi
         Some(semver::Version::new(2, 0, 2))
     );
     assert!(detector.listing_at_once(claude()).is_some());
+    // Asked at once, the next full listing watches the binary's path: a rewrite of the same
+    // size whose mtime is set back, which the `stat` cannot tell, is seen.
+    detector.listing(claude());
+    let before = std::fs::metadata(&binary).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&binary).unwrap();
+    std::fs::write(&binary, text.replace("2.0.2", "2.0.3")).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&binary)
+        .unwrap()
+        .set_modified(before)
+        .unwrap();
+    assert!(detector.listing_at_once(claude()).is_none(), "rewritten");
+    assert_eq!(
+        detector.listing(claude()).detected.version,
+        Some(semver::Version::new(2, 0, 2)),
+        "the cache's own `stat` keeps it (it is re-probed within the maximum age)"
+    );
     std::fs::remove_file(&binary).unwrap();
     assert!(detector.listing_at_once(claude()).is_none(), "removed");
     // Past the rescan period, the directories must be searched again: not at once.

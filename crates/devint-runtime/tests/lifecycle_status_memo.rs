@@ -69,6 +69,45 @@ fn an_unchanged_status_is_answered_at_once_and_a_change_stops_that_until_derived
 }
 
 #[test]
+fn settings_kept_in_a_dotfiles_directory_behind_a_symlink_are_watched_through_it() {
+    let sb = Sandbox::new();
+    let dotfiles = sb.dir.path().join("dotfiles/claude");
+    fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+    fs::create_dir_all(&dotfiles).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/claude", sb.home.join(".claude")).unwrap();
+    sb.write_settings(CLAUDE_SETTINGS);
+    let rt = sb.open();
+    let mut c = Client::new(&book(), "ide");
+    c.install(&rt, "team");
+    c.verify(&rt);
+    let first = status(&mut c, &rt);
+    assert_eq!(status(&mut c, &rt), first);
+    assert_eq!(
+        c.status_at_once(&rt),
+        Some(first),
+        "watched through the link"
+    );
+    // Edited where it really lives (a copy as installed kept in another profile first).
+    let real = dotfiles.join("settings.json");
+    let other = sb.dir.path().join("dotfiles/other");
+    fs::create_dir_all(&other).unwrap();
+    fs::copy(&real, other.join("settings.json")).unwrap();
+    let mut v = json(&real);
+    v["env"]["ANTHROPIC_BASE_URL"] = serde_json::json!("https://elsewhere.example");
+    fs::write(&real, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    assert_eq!(c.status_at_once(&rt), None);
+    assert_eq!(status(&mut c, &rt).state, StatusState::Drifted);
+    assert_eq!(status(&mut c, &rt).state, StatusState::Drifted);
+    assert!(c.status_at_once(&rt).is_some());
+    // The link pointed at the other directory (a dotfiles manager switching profiles).
+    let tmp = sb.home.join(".claude.new");
+    std::os::unix::fs::symlink("../dotfiles/other", &tmp).unwrap();
+    fs::rename(&tmp, sb.home.join(".claude")).unwrap();
+    assert_eq!(c.status_at_once(&rt), None);
+    assert_eq!(status(&mut c, &rt).state, StatusState::Ladder);
+}
+
+#[test]
 fn a_status_is_not_answered_at_once_for_a_new_second_or_a_new_plan() {
     let (_sb, rt, mut c) = verified();
     assert!(c.status_at_once(&rt).is_some());

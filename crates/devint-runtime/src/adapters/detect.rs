@@ -10,8 +10,10 @@
 //! ([`super::locate::own_dirs`]) first on `PATH`) only for a file not probed before, or
 //! when the probe is older than [`MAX_AGE`]. So a replaced or removed binary is seen by the
 //! next request, a new install within a second, and a request that finds nothing changed
-//! costs a `stat` or none. Must never read the process environment, write anything, or
-//! wait unbounded.
+//! costs a `stat` or none. An answer given at once ([`Detector::listing_at_once`], on a
+//! thread that must not block) costs that `stat` only on a local filesystem, and nothing
+//! while an `inotify` watch on the binary's path ([`devint_fs::watch`]) holds. Must never
+//! read the process environment, write anything, or wait unbounded.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ use super::detected::{compatibility, parse_version, Detected};
 use super::locate::{display, own_dirs, FileIdentity, SearchDirs};
 use super::probe::{search_path, version_output};
 use super::vocabulary::Capability;
+use devint_fs::watch::PathsWatch;
 
 /// How long a version command may run before it is killed and read as `unknown`. A Node
 /// tool loads its whole bundle to print its version: Gemini CLI 0.61's `--version` takes
@@ -69,6 +72,12 @@ struct Slot {
     /// Whether `key` is checked with at most one `stat` on local filesystems
     /// ([`Detector::listing_at_once`]).
     checked_locally: bool,
+    /// A watch on the binary's path and the file it leads to, which stands for the `stat`
+    /// while it holds. Made on the way of a [`Detector::listing`] once
+    /// [`Detector::listing_at_once`] asked for one (`watch_wanted`), so a detector that is
+    /// never asked at once (a one-shot command) holds no `inotify` instance.
+    watch: Option<PathsWatch>,
+    watch_wanted: bool,
 }
 
 impl Slot {
@@ -77,6 +86,8 @@ impl Slot {
         Slot {
             detected,
             checked_locally: key.checked_locally(),
+            watch: None,
+            watch_wanted: false,
             key,
             searched_at,
             probed_at,
@@ -116,6 +127,16 @@ impl Key {
 }
 
 impl Key {
+    /// A watch on the binary's path (see [`Slot::watch`]), kept only when the file it leads
+    /// to still has the identity the key holds once the watch is made.
+    fn watch(&self) -> Option<PathsWatch> {
+        let Key::Binary(path, identity) = self else {
+            return None;
+        };
+        let watch = PathsWatch::start([path.as_path()]).ok()?;
+        (FileIdentity::at(path) == Some(*identity)).then_some(watch)
+    }
+
     /// Whether [`Detector::still_holds`] checks this key with no `stat` at all, or one on
     /// local filesystems (the binary's directory and the file it resolves to): never one
     /// that can hang on a network mount. Extension directories are listed: not this.
@@ -191,6 +212,10 @@ impl Detector {
     /// found, its `discovery` capability says where detection looked. Made once per answer.
     pub fn listing(&self, descriptor: &'static ToolDescriptor) -> Arc<ToolListing> {
         self.with_answer(descriptor, |slot| {
+            if slot.watch_wanted && !slot.watch.as_ref().is_some_and(PathsWatch::holds) {
+                slot.watch = slot.key.watch();
+                slot.watch_wanted = false;
+            }
             let made = slot
                 .listing
                 .get_or_insert_with(|| Arc::new(resolved(descriptor, &slot.detected)));
@@ -200,19 +225,30 @@ impl Detector {
 
     /// The tool's listing, when the cached answer stands and showing it takes no search,
     /// no version probe, no wait on another request's search, and at most one `stat` on a
-    /// local filesystem; `None` otherwise (then [`Detector::listing`] finds it). For an
-    /// answer given on an async worker, which must not block.
+    /// local filesystem — none while a watch on the binary's path holds (asked for here,
+    /// made by the next [`Detector::listing`]); `None` otherwise (then
+    /// [`Detector::listing`] finds it). For an answer given on an async worker, which must
+    /// not block.
     pub fn listing_at_once(&self, descriptor: &'static ToolDescriptor) -> Option<Arc<ToolListing>> {
         let slot = self.slot(descriptor.id);
         // A search holds the slot across the version probe: never wait for it.
-        let slot = slot.try_lock().ok()?;
-        let cached = slot.as_ref()?;
+        let mut slot = slot.try_lock().ok()?;
+        let cached = slot.as_mut()?;
         let now = Instant::now();
-        let holds = cached.checked_locally
-            && now.duration_since(cached.searched_at) < self.rescan_after
-            && now.duration_since(cached.probed_at) < self.max_age
-            && self.still_holds(descriptor, &cached.key);
-        if holds {
+        if now.duration_since(cached.searched_at) >= self.rescan_after
+            || now.duration_since(cached.probed_at) >= self.max_age
+        {
+            return None;
+        }
+        // A watch that saw a change leaves it to the full listing; without one, the `stat`.
+        let unchanged = match cached.watch.as_ref().map(PathsWatch::holds) {
+            Some(holds) => holds,
+            None => cached.checked_locally && self.still_holds(descriptor, &cached.key),
+        };
+        if !unchanged || cached.watch.is_none() {
+            cached.watch_wanted = true;
+        }
+        if unchanged {
             cached.listing.clone()
         } else {
             None

@@ -20,7 +20,7 @@
 //! | `unusable` | a settings file that cannot be read, in words naming it, with the fix for that cause |
 //! | `inspect`, `ladder`, `status`, `evidence` | drift, the protection ladder, verify |
 //! | `events` | the reference event spool and approval queue |
-//! | `reads`, `reads_watch`, `status_memo` | the files an answer was read from, a watch on them, and the `status` answers kept while they stand |
+//! | `reads`, `status_memo` | the files an answer was read from, and the `status` answers kept while they stand (watched through `devint_fs::watch`) |
 //! | `summaries` | each tool's `list_tools` entry, remembered while its detection listing stands |
 //! | `fuzz_harness` (feature `fuzzing`) | the receipt parser's invariants, for the `receipt` fuzz target |
 //!
@@ -49,7 +49,6 @@ mod policy_url;
 mod profile;
 mod pure_memo;
 mod reads;
-mod reads_watch;
 mod receipt;
 mod removal;
 mod repair;

@@ -18,7 +18,7 @@
 //! The runtime's configuration is fixed for its lifetime, so it is not part of the key.
 //!
 //! "Read again and compared" is done one of two ways. Where the files can be watched whole
-//! ([`super::reads_watch`]), the first comparison after an answer is derived makes a watch
+//! ([`devint_fs::watch`]), the first comparison after an answer is derived makes a watch
 //! just before it reads the files; when they read as recorded, that watch stands for reading
 //! them from then on: nothing queued on it means every file reads as it did, so the answer is
 //! given without opening any file — on the connection's own thread ([`StatusMemo::at_once`],
@@ -34,10 +34,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::reads::{self, Read};
-use super::reads_watch::ReadsWatch;
 use crate::adapters::ToolListing;
 use devint::time::UnixSecs;
 use devint::verbs::StatusView;
+use devint_fs::watch::PathsWatch;
 
 /// What a `status` answer depends on besides its files.
 #[derive(Debug, Clone)]
@@ -81,8 +81,8 @@ enum Watch {
     NotYet,
     /// Made before a comparison that found every file as read: nothing queued on it since
     /// means nothing changed.
-    Armed(Arc<ReadsWatch>),
-    /// The files cannot be watched whole (see [`super::reads_watch`]): read them, until
+    Armed(Arc<PathsWatch>),
+    /// The files cannot be watched whole (see [`devint_fs::watch`]): read them, until
     /// the answer is derived again.
     Refused,
 }
@@ -118,7 +118,7 @@ impl Remembered {
         let next = match self.watch() {
             Watch::Refused => None,
             Watch::NotYet | Watch::Armed(_) => Some(
-                ReadsWatch::start(self.reads.iter().map(Read::path))
+                PathsWatch::start(self.reads.iter().map(Read::path))
                     .map_or(Watch::Refused, |w| Watch::Armed(Arc::new(w))),
             ),
         };
