@@ -515,7 +515,7 @@ fn a_listing_is_given_at_once_only_while_its_binary_stands_and_never_for_extensi
     assert_eq!(
         detector.listing(claude()).detected.version,
         Some(semver::Version::new(2, 0, 2)),
-        "the cache's own `stat` keeps it (it is re-probed within the maximum age)"
+        "the cache's own `stat` cannot tell, so it stands until the maximum age re-probes it"
     );
     std::fs::remove_file(&binary).unwrap();
     assert!(detector.listing_at_once(claude()).is_none(), "removed");

@@ -234,10 +234,7 @@ impl Detector {
         // A search holds the slot across the version probe: never wait for it.
         let mut slot = slot.try_lock().ok()?;
         let cached = slot.as_mut()?;
-        let now = Instant::now();
-        if now.duration_since(cached.searched_at) >= self.rescan_after
-            || now.duration_since(cached.probed_at) >= self.max_age
-        {
+        if !self.in_time(cached, Instant::now()) {
             return None;
         }
         // A watch that saw a change leaves it to the full listing; without one, the `stat`.
@@ -271,9 +268,7 @@ impl Detector {
         let mut slot = lock(&slot);
         let now = Instant::now();
         let holds = slot.as_ref().is_some_and(|cached| {
-            now.duration_since(cached.searched_at) < self.rescan_after
-                && now.duration_since(cached.probed_at) < self.max_age
-                && self.still_holds(descriptor, &cached.key)
+            self.in_time(cached, now) && self.still_holds(descriptor, &cached.key)
         });
         if !holds {
             let previous = slot.take();
@@ -283,6 +278,13 @@ impl Detector {
             Some(answer) => f(answer),
             None => unreachable!("the slot was just filled"),
         }
+    }
+
+    /// Whether a cached answer is young enough to stand at `now`: searched within the rescan
+    /// period and probed within the maximum age.
+    fn in_time(&self, cached: &Slot, now: Instant) -> bool {
+        now.duration_since(cached.searched_at) < self.rescan_after
+            && now.duration_since(cached.probed_at) < self.max_age
     }
 
     /// Whether `previous`, found by an earlier search, is the answer for `key` still: the

@@ -8,11 +8,11 @@
 //! `block_in_place` on a multi-threaded runtime, so this worker's other tasks move to another
 //! thread while it reads. Before either, a `status` is offered to the backend to answer at
 //! once ([`Lifecycle::status_at_once`](devint::backend::Lifecycle::status_at_once): a kept
-//! answer it can prove current without blocking), here with no hand-off. Any other call (and every mutation, whose audit record is made
-//! durable before its answer) runs on the blocking pool; it waits in the connection's
-//! ordered queue of in-flight answers, so a client may pipeline up to `max_in_flight`
-//! requests and answers still leave in the order the requests arrived, even when a later
-//! call finishes first. Answers whose turn has come
+//! answer it can prove current without blocking), here with no hand-off. Any other call
+//! (and every mutation, whose audit record is made durable before its answer) runs on the
+//! blocking pool; it waits in the connection's ordered queue of in-flight answers, so a
+//! client may pipeline up to `max_in_flight` requests and answers still leave in the order
+//! the requests arrived, even when a later call finishes first. Answers whose turn has come
 //! are written together, each frame whole (spec §2).
 //!
 //! Taking a request off the socket frees the client's send buffer, which wakes a client
